@@ -1,0 +1,42 @@
+# The two commands of the README:
+#   make serve   install into .venv, migrate, serve http://127.0.0.1:8000 (SQLite, in-memory layer)
+#   make test    install into .venv (and Debian's chromium), run the whole test suite
+# DATABASE_URL and REDIS_URL switch both to PostgreSQL and Redis.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: serve test install lint browser-deps
+
+$(STAMP): requirements.lock pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.lock
+	$(BIN)/python -m pip install --quiet --no-deps -e .
+	touch $(STAMP)
+
+install: $(STAMP)
+
+serve: install
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py runserver 127.0.0.1:8000
+
+# Browser tests drive Debian's chromium; install it when it is missing.
+browser-deps:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "Installing Debian's chromium for the browser tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+# Two pytest runs: sync Playwright and the async consumer tests clash in one process.
+test: install browser-deps
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy --strict games/rules
+	$(BIN)/python -m pytest -m "not browser"
+	$(BIN)/python -m pytest -m browser -p no:asyncio
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .

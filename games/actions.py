@@ -1,0 +1,433 @@
+"""One function per user intent: the only code that changes game rows.
+
+Each action runs in one transaction, locks the table row, checks who acts, the
+phase, the turn and the version, asks games.rules whether the move is legal,
+writes, bumps the table version, and broadcasts after commit. A refusal raises
+ActionError before anything is written, so it changes nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from . import rules
+from .broadcast import table_changed_on_commit
+from .models import (
+    CHAT_MAX_LENGTH,
+    MAX_SEATS,
+    Bid,
+    ChatMessage,
+    HandCard,
+    Play,
+    Round,
+    RoundScore,
+    Seat,
+    Table,
+    Trick,
+    new_invite_token,
+)
+from .state import GHOST, GameState, load_state
+
+
+class ActionError(Exception):
+    """A refused action: a message for the page and the HTTP status to answer with."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+# -- helpers ------------------------------------------------------------------
+
+
+def parse_int(value: Any, what: str) -> int:
+    """Parse a form value; anything that is not a plain integer is a 400."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    text = str(value).strip() if value is not None else ""
+    if not text or len(text) > 12 or not text.lstrip("-").isdigit():
+        raise ActionError(_("%(what)s must be a whole number.") % {"what": what}, 400)
+    return int(text)
+
+
+def _lock(table_id: int) -> Table:
+    try:
+        return Table.objects.select_for_update().get(pk=table_id)
+    except (Table.DoesNotExist, ValueError, TypeError, OverflowError):
+        raise ActionError(_("There is no such table."), 404) from None
+
+
+def _seat(table: Table, user: Any) -> Seat:
+    seat = Seat.objects.filter(table=table, user_id=user.pk).first()
+    if seat is None:
+        raise ActionError(_("You are not seated at this table."), 403)
+    return seat
+
+
+def _check_version(table: Table, version: int) -> None:
+    if version != table.version:
+        raise ActionError(
+            _("The table has moved on since you loaded it; here is the current state."), 409
+        )
+
+
+def _check_playing(table: Table, phase: str) -> None:
+    if table.status != Table.Status.PLAYING:
+        raise ActionError(_("This game is not in progress."), 409)
+    if table.phase != phase:
+        raise ActionError(_("That is not possible at this point of the game."), 409)
+
+
+def _bump(table: Table, **changes: Any) -> Table:
+    for name, value in changes.items():
+        setattr(table, name, value)
+    table.version += 1
+    table.save()
+    table_changed_on_commit(table.pk, table.version)
+    return table
+
+
+def _round_seed(table: Table, number: int) -> int:
+    # Each round reshuffles the whole deck (R2); the seed is derived, not random,
+    # so a round can be replayed and audited from the table's seed.
+    digest = hashlib.sha256(f"{table.seed}:{number}".encode()).digest()
+    return int.from_bytes(digest[:7], "big")
+
+
+def _atomic_action(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Run an action in a transaction; a unique-constraint hit is a lost race, not a 500."""
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            with transaction.atomic():
+                return func(*args, **kwargs)
+        except IntegrityError:
+            raise ActionError(_("That move was already made."), 409) from None
+
+    wrapper.__name__ = func.__name__
+    wrapper.__doc__ = func.__doc__
+    return wrapper
+
+
+# -- tables and seats -----------------------------------------------------------
+
+
+@_atomic_action
+def create_table(user: Any, *, ghost: bool = True) -> Table:
+    table = Table.objects.create(host=user, ghost=ghost)
+    Seat.objects.create(table=table, user=user, position=1)
+    return table
+
+
+@_atomic_action
+def join_table(user: Any, token: str) -> Table:
+    table_id = Table.objects.filter(invite_token=str(token)[:64]).values_list("pk", flat=True)
+    if not table_id:
+        raise ActionError(_("This invite link is not valid (it may have been replaced)."), 404)
+    table = _lock(table_id[0])
+    seats = list(Seat.objects.filter(table=table).order_by("position"))
+    if any(seat.user_id == user.pk for seat in seats):
+        return table  # already seated: opening the link again just shows the table
+    if table.status != Table.Status.WAITING:
+        raise ActionError(_("This game has already started; no more players can join."), 409)
+    if len(seats) >= MAX_SEATS:
+        raise ActionError(_("This table is full (8 players)."), 409)
+    Seat.objects.create(table=table, user=user, position=len(seats) + 1)
+    return _bump(table)
+
+
+@_atomic_action
+def rotate_invite(user: Any, table_id: int) -> Table:
+    table = _lock(table_id)
+    _seat(table, user)
+    if table.host_id != user.pk:
+        raise ActionError(_("Only the host can replace the invite link."), 403)
+    if table.status != Table.Status.WAITING:
+        raise ActionError(_("The game has started; the invite link no longer works."), 409)
+    return _bump(table, invite_token=new_invite_token())
+
+
+@_atomic_action
+def leave_table(user: Any, table_id: int) -> Table:
+    table = _lock(table_id)
+    seat = _seat(table, user)
+    if table.status == Table.Status.WAITING:
+        if seat.position == 1:
+            # The host leaving an unstarted table closes it: nobody else may start it.
+            return _bump(table, status=Table.Status.CANCELLED, cancelled_by=user, phase="")
+        later = list(
+            Seat.objects.filter(table=table, position__gt=seat.position).order_by("position")
+        )
+        seat.delete()
+        # Keep positions contiguous (join order), moving seats down one by one
+        # so the (table, position) constraint holds at every step.
+        for other in later:
+            other.position -= 1
+            other.save(update_fields=["position"])
+        return _bump(table)
+    if table.status == Table.Status.PLAYING:
+        # R11: leaving a game in progress cancels it for everyone.
+        return _bump(table, status=Table.Status.CANCELLED, cancelled_by=user, phase="")
+    raise ActionError(_("This game is over already."), 409)
+
+
+@_atomic_action
+def cancel_table(user: Any, table_id: int) -> Table:
+    """Staff (from the admin) stop a table that is waiting or in progress."""
+    table = _lock(table_id)
+    if not getattr(user, "is_staff", False):
+        raise ActionError(_("Only staff can cancel a table."), 403)
+    if table.is_over:
+        raise ActionError(_("This game is over already."), 409)
+    return _bump(table, status=Table.Status.CANCELLED, cancelled_by=user, phase="")
+
+
+@_atomic_action
+def start_game(user: Any, table_id: int, version: int) -> Table:
+    table = _lock(table_id)
+    _seat(table, user)
+    if table.host_id != user.pk:
+        raise ActionError(_("Only the host can start the game."), 403)
+    _check_version(table, version)
+    if table.status != Table.Status.WAITING:
+        raise ActionError(_("The game has already started."), 409)
+    humans = Seat.objects.filter(table=table).count()
+    if humans < rules.HUMAN_MIN:
+        raise ActionError(_("At least 2 players are needed to start."), 409)
+    table.uses_ghost = table.ghost and humans == 2
+    table.status = Table.Status.PLAYING
+    table.started_at = timezone.now()
+    _begin_round(table, 1)
+    return _bump(table)
+
+
+def _begin_round(table: Table, number: int) -> None:
+    seats = list(Seat.objects.filter(table=table).order_by("position"))
+    humans = len(seats)
+    dealer, opener = rules.dealer_and_opener(number, humans)
+    seed = _round_seed(table, number)
+    game_round = Round.objects.create(
+        table=table,
+        number=number,
+        cards_dealt=rules.cards_per_round(number, humans),
+        dealer=seats[dealer],
+        opener=seats[opener],
+        seed=seed,
+    )
+    deal = rules.deal(seed, number, humans, table.uses_ghost)
+    rows = [
+        HandCard(round=game_round, seat=seats[i], card=str(c), deal_order=order)
+        for i, hand in enumerate(deal.hands)
+        for order, c in enumerate(hand)
+    ]
+    rows += [
+        HandCard(round=game_round, seat=None, card=str(c), deal_order=order)
+        for order, c in enumerate(deal.ghost_hand)
+    ]
+    HandCard.objects.bulk_create(rows)
+    table.round_number = number
+    table.phase = Table.Phase.BIDDING
+
+
+# -- bidding and playing ----------------------------------------------------------
+
+
+@_atomic_action
+def place_bid(user: Any, table_id: int, version: int, value: int) -> Table:
+    table = _lock(table_id)
+    seat = _seat(table, user)
+    _check_version(table, version)
+    _check_playing(table, Table.Phase.BIDDING)
+    state = load_state(table)
+    assert state.round is not None
+    if seat.pk in state.bids:
+        raise ActionError(_("You have already bid this round; a bid is final."), 409)
+    if value not in rules.valid_bids(state.round.cards_dealt):
+        raise ActionError(
+            _("Your bid must be between 0 and %(n)s.") % {"n": state.round.cards_dealt}, 400
+        )
+    bid = Bid.objects.create(round=state.round, seat=seat, value=value)
+    state.bids[seat.pk] = bid
+    if state.all_bids_in:
+        # R4: the last bid reveals all bids at once; the opener leads trick 1.
+        table.phase = Table.Phase.PLAYING
+        Trick.objects.create(round=state.round, number=1, leader=state.round.opener)
+    return _bump(table)
+
+
+@_atomic_action
+def play_card(user: Any, table_id: int, version: int, card: str, tigress_as: str = "") -> Table:
+    table = _lock(table_id)
+    seat = _seat(table, user)
+    _check_version(table, version)
+    _check_playing(table, Table.Phase.PLAYING)
+    state = load_state(table)
+    if state.seat_to_play() != seat:
+        raise ActionError(_("It is not your turn."), 409)
+    try:
+        chosen = rules.card(str(card).strip())
+    except ValueError:
+        raise ActionError(_("There is no such card."), 400) from None
+    try:
+        play = rules.Play(chosen, as_=(tigress_as or None))
+    except ValueError:
+        if rules.needs_choice(chosen):
+            message = _("Choose whether the Tigress is played as a pirate or as an escape.")
+        else:
+            message = _("Only the Tigress is played as a pirate or an escape.")
+        raise ActionError(message, 400) from None
+    hand = state.hand_of(seat)
+    if chosen not in hand:
+        raise ActionError(_("That card is not in your hand."), 400)
+    if chosen not in rules.legal_cards(hand, state.engine_trick()):
+        raise ActionError(_("You must follow the suit that was led (or play a special card)."), 400)
+    _record_play(state, seat, play)
+    _advance(state)
+    return _bump(table)
+
+
+def _record_play(state: GameState, seat: Seat | None, play: rules.Play) -> None:
+    assert state.round is not None and state.trick is not None
+    key = None if seat is None else seat.pk
+    hand_card = next(h for h in state.hands[key] if h.card == str(play.card))
+    hand_card.played = True
+    hand_card.save(update_fields=["played"])
+    state.hands[key].remove(hand_card)
+    state.plays.append(
+        Play.objects.create(
+            trick=state.trick,
+            round=state.round,
+            seat=seat,
+            card=str(play.card),
+            tigress_as=play.as_ or "",
+            order=len(state.plays),
+        )
+    )
+
+
+def _advance(state: GameState) -> None:
+    """Let the ghost play its turns (R8), then close the trick once everyone played."""
+    while state.next_to_play() == GHOST:
+        _record_play(state, None, rules.ghost_play(state.hand_of(None)))
+    if state.next_to_play() is None:
+        _finish_trick(state)
+
+
+def _finish_trick(state: GameState) -> None:
+    table, game_round, trick = state.table, state.round, state.trick
+    assert game_round is not None and trick is not None
+    order = state.play_order()
+    result = rules.resolve_trick(state.engine_trick())
+    trick.complete = True
+    trick.bonus = result.bonus
+    trick.destroyed_by = result.destroyed_by or ""
+    if result.winner is not None:
+        winner = state.seat_at(order[result.winner])
+        trick.winner = winner
+        trick.won_by_ghost = winner is None
+    trick.next_leader = state.seat_at(order[result.next_leader])
+    trick.save()
+    if trick.number < game_round.cards_dealt:
+        table.phase = Table.Phase.TRICK_DONE
+        return
+    _score_round(state)
+    if game_round.number == rules.ROUNDS:
+        table.status = Table.Status.FINISHED
+        table.phase = Table.Phase.ROUND_DONE
+        table.finished_at = timezone.now()
+    else:
+        table.phase = Table.Phase.ROUND_DONE
+
+
+def _score_round(state: GameState) -> None:
+    game_round = state.round
+    assert game_round is not None
+    won = state.tricks_won()
+    previous = {s.seat_id: s.running_total for s in state.scores}
+    rows = []
+    for seat in state.seats:
+        score = rules.score_round(
+            state.bids[seat.pk].value,
+            won.get(seat.pk, 0),
+            game_round.cards_dealt,
+            state.bonus_won(seat),
+        )
+        rows.append(
+            RoundScore(
+                round=game_round,
+                seat=seat,
+                bid=state.bids[seat.pk].value,
+                won=won.get(seat.pk, 0),
+                base=score.base,
+                bonus=score.bonus,
+                total=score.total,
+                running_total=previous.get(seat.pk, 0) + score.total,
+            )
+        )
+    RoundScore.objects.bulk_create(rows)
+
+
+# -- the host moves the table on (R11) -----------------------------------------------
+
+
+def _check_host(table: Table, user: Any) -> None:
+    _seat(table, user)
+    if table.host_id != user.pk:
+        raise ActionError(_("Only the host moves the table on; please wait for them."), 403)
+
+
+@_atomic_action
+def next_trick(user: Any, table_id: int, version: int) -> Table:
+    table = _lock(table_id)
+    _check_host(table, user)
+    _check_version(table, version)
+    _check_playing(table, Table.Phase.TRICK_DONE)
+    state = load_state(table)
+    assert state.round is not None and state.trick is not None
+    previous = state.trick
+    trick = Trick.objects.create(
+        round=state.round, number=previous.number + 1, leader=previous.next_leader
+    )
+    state.tricks.append(trick)
+    state.plays = []
+    table.phase = Table.Phase.PLAYING
+    _advance(state)  # the ghost leads at once if it won the last trick
+    return _bump(table)
+
+
+@_atomic_action
+def next_round(user: Any, table_id: int, version: int) -> Table:
+    table = _lock(table_id)
+    _check_host(table, user)
+    _check_version(table, version)
+    _check_playing(table, Table.Phase.ROUND_DONE)
+    _begin_round(table, table.round_number + 1)
+    return _bump(table)
+
+
+# -- chat (R11: seated players only) ---------------------------------------------------
+
+
+@_atomic_action
+def post_chat(user: Any, table_id: int, text: str) -> ChatMessage:
+    table = _lock(table_id)
+    _seat(table, user)
+    text = str(text or "").strip()
+    if not text:
+        raise ActionError(_("Write something before sending."), 400)
+    if len(text) > CHAT_MAX_LENGTH:
+        raise ActionError(
+            _("A message has at most %(n)s characters.") % {"n": CHAT_MAX_LENGTH}, 400
+        )
+    message = ChatMessage.objects.create(table=table, author=user, text=text)
+    # Chat does not bump the version: a message must not turn a player's
+    # pending move into a stale one. The push still tells sockets to re-render.
+    table_changed_on_commit(table.pk, table.version)
+    return message

@@ -1,0 +1,135 @@
+"""A table's game as the engine sees it, loaded from rows in a fixed number of queries.
+
+Both the actions (under the table lock, to decide) and the pages (to show) read
+the game through `load_state`, so "whose turn is it" and "which cards are
+legal" are answered in one place, by games.rules.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from . import rules
+from .models import Bid, HandCard, Play, Round, RoundScore, Seat, Table, Trick
+
+GHOST = rules.GHOST
+
+
+@dataclass
+class GameState:
+    table: Table
+    seats: list[Seat]
+    round: Round | None = None
+    # Unplayed cards per seat id (deal order); the ghost's pile under key None.
+    hands: dict[int | None, list[HandCard]] = field(default_factory=dict)
+    bids: dict[int, Bid] = field(default_factory=dict)
+    tricks: list[Trick] = field(default_factory=list)
+    plays: list[Play] = field(default_factory=list)  # of the current trick, in order
+    scores: list[RoundScore] = field(default_factory=list)  # every round so far
+
+    # -- who is who ---------------------------------------------------------
+    @property
+    def seat_by_id(self) -> dict[int, Seat]:
+        return {seat.pk: seat for seat in self.seats}
+
+    def seat_of(self, user_id: int | None) -> Seat | None:
+        return next((s for s in self.seats if s.user_id == user_id), None)
+
+    def player_index(self, seat_id: int | None) -> int:
+        """Engine index of a seat id, or rules.GHOST for None."""
+        if seat_id is None:
+            return GHOST
+        return self.seat_by_id[seat_id].index
+
+    def seat_at(self, index: int) -> Seat | None:
+        """Seat for an engine index; None for the ghost."""
+        return None if index == GHOST else self.seats[index]
+
+    @property
+    def uses_ghost(self) -> bool:
+        return self.table.uses_ghost
+
+    # -- the current trick ----------------------------------------------------
+    @property
+    def trick(self) -> Trick | None:
+        return self.tricks[-1] if self.tricks else None
+
+    @property
+    def all_bids_in(self) -> bool:
+        return bool(self.seats) and len(self.bids) == len(self.seats)
+
+    def play_order(self) -> tuple[int, ...]:
+        """Engine indexes in the order they play the current trick."""
+        trick = self.trick
+        if trick is None or self.round is None:
+            return ()
+        return rules.play_order(
+            self.player_index(trick.leader_id),
+            len(self.seats),
+            self.uses_ghost,
+            self.player_index(self.round.opener_id),
+        )
+
+    def next_to_play(self) -> int | None:
+        """Engine index of who plays next in the current trick, or None."""
+        if self.table.phase != Table.Phase.PLAYING:
+            return None
+        order = self.play_order()
+        return order[len(self.plays)] if len(self.plays) < len(order) else None
+
+    def seat_to_play(self) -> Seat | None:
+        index = self.next_to_play()
+        return None if index is None or index == GHOST else self.seats[index]
+
+    def engine_trick(self) -> list[rules.Play]:
+        return [rules.parse_play(p.notation) for p in self.plays]
+
+    def hand_of(self, seat: Seat | None) -> list[rules.Card]:
+        key = None if seat is None else seat.pk
+        return [rules.card(h.card) for h in self.hands.get(key, [])]
+
+    def legal_cards(self, seat: Seat) -> set[str]:
+        """Codes of the cards this seat may play now (empty when it's not their turn)."""
+        if self.seat_to_play() != seat:
+            return set()
+        return {str(c) for c in rules.legal_cards(self.hand_of(seat), self.engine_trick())}
+
+    def tricks_won(self) -> dict[int | None, int]:
+        """Tricks won this round per seat id (None: the ghost); destroyed ones count for nobody."""
+        won: dict[int | None, int] = defaultdict(int)
+        for trick in self.tricks:
+            if trick.complete and not trick.destroyed_by:
+                won[None if trick.won_by_ghost else trick.winner_id] += 1
+        return won
+
+    def bonus_won(self, seat: Seat) -> int:
+        return sum(
+            t.bonus
+            for t in self.tricks
+            if t.complete and not t.destroyed_by and t.winner_id == seat.pk
+        )
+
+
+def load_state(table: Table) -> GameState:
+    """Everything a page or an action needs, in at most 7 queries whatever the table size."""
+    seats = list(table.seats.select_related("user").order_by("position"))
+    state = GameState(table=table, seats=seats)
+    state.scores = list(
+        RoundScore.objects.filter(round__table=table)
+        .select_related("round")
+        .order_by("round__number", "seat__position")
+    )
+    if table.round_number == 0:
+        return state
+    current = Round.objects.filter(table=table, number=table.round_number).first()
+    if current is None:
+        return state
+    state.round = current
+    for hand_card in HandCard.objects.filter(round=current, played=False).order_by("deal_order"):
+        state.hands.setdefault(hand_card.seat_id, []).append(hand_card)
+    state.bids = {bid.seat_id: bid for bid in Bid.objects.filter(round=current)}
+    state.tricks = list(Trick.objects.filter(round=current).order_by("number"))
+    if state.tricks:
+        state.plays = list(Play.objects.filter(trick=state.tricks[-1]).order_by("order"))
+    return state

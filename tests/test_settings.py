@@ -1,0 +1,81 @@
+"""Settings switch on the environment: embedded default vs PostgreSQL/Redis vs production."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PROBE = (
+    "import json, django; from django.conf import settings; django.setup();"
+    "print(json.dumps({'db': settings.DATABASES['default']['ENGINE'],"
+    " 'opts': settings.DATABASES['default'].get('OPTIONS', {}),"
+    " 'layer': settings.CHANNEL_LAYERS['default']['BACKEND'],"
+    " 'hosts': settings.CHANNEL_LAYERS['default'].get('CONFIG', {}).get('hosts'),"
+    " 'debug': settings.DEBUG}))"
+)
+
+
+def run_settings(**env: str) -> dict:
+    base = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
+    base.update({"DJANGO_SETTINGS_MODULE": "config.settings", **env})
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE], cwd=ROOT, env=base, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def test_embedded_default_is_sqlite_immediate_and_in_memory_layer():
+    settings = run_settings()
+    assert settings["db"] == "django.db.backends.sqlite3"
+    assert settings["opts"]["transaction_mode"] == "IMMEDIATE"
+    assert settings["layer"] == "channels.layers.InMemoryChannelLayer"
+    assert settings["debug"] is True
+
+
+def test_database_url_and_redis_url_switch_to_postgresql_and_redis():
+    settings = run_settings(
+        DATABASE_URL="postgres://u@127.0.0.1:5432/x", REDIS_URL="redis://127.0.0.1:6379/0"
+    )
+    assert settings["db"] == "django.db.backends.postgresql"
+    assert settings["layer"] == "channels_redis.pubsub.RedisPubSubChannelLayer"
+    # redis-py's default pool of 100 fails the 101st socket: the pool is raised.
+    assert settings["hosts"] == [{"address": "redis://127.0.0.1:6379/0", "max_connections": 1000}]
+
+
+def _production_env(**extra: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
+    env.update(
+        {
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "DJANGO_ENV": "production",
+            "SECRET_KEY": "k" * 20 + "production-only-secret-for-the-check-3f9a7c1b2e",
+            "ALLOWED_HOSTS": "skullking.example",
+        }
+    )
+    env.update(extra)
+    return env
+
+
+def test_production_check_deploy_has_no_warning():
+    out = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT,
+        env=_production_env(),
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "no issues" in out.stdout
+
+
+def test_production_refuses_to_start_without_secret_key():
+    env = _production_env()
+    del env["SECRET_KEY"]
+    out = subprocess.run(
+        [sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert out.returncode != 0
+    assert "SECRET_KEY must be set" in out.stderr
