@@ -135,6 +135,8 @@ def join_table(user: Any, token: str) -> Table:
     seats = list(Seat.objects.filter(table=table).order_by("position"))
     if any(seat.user_id == user.pk for seat in seats):
         return table  # already seated: opening the link again just shows the table
+    if table.is_over:
+        raise ActionError(_("This table is closed; ask for a new invite."), 409)
     if table.status != Table.Status.WAITING:
         raise ActionError(_("This game has already started; no more players can join."), 409)
     if len(seats) >= MAX_SEATS:
