@@ -162,7 +162,10 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+# collectstatic's target; in development whitenoise serves straight from the finders.
+STATIC_ROOT = Path(os.environ["STATIC_ROOT"]) if "STATIC_ROOT" in os.environ else None
+if PRODUCTION and STATIC_ROOT is None:
+    STATIC_ROOT = BASE_DIR / "staticfiles"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
