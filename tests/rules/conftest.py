@@ -8,7 +8,7 @@ import pytest
 
 
 @pytest.fixture(autouse=True)
-def _fresh_cache() -> Iterator[None]:
+def _django_test_environment() -> Iterator[None]:
     # Overrides the project-wide autouse fixture (tests/conftest.py), which clears Django's
     # cache: the rules engine never touches it, so these tests also run with -p no:django.
     yield

@@ -1,0 +1,126 @@
+"""``{% card "G14" %}``: a card as a coloured tile carrying ``data-card="<notation>"``.
+
+{% load cards %}
+{% card "G14" %}                      a green 14
+{% card play.code as_=play.as_ %}     a played Tigress, labelled "as pirate"
+{% card "SK" size="small" %}          inline, e.g. in the rules
+"""
+
+from __future__ import annotations
+
+from django import template
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+from django.utils.translation import gettext as _
+
+from games import rules
+
+register = template.Library()
+
+_SUIT_CLASS = {"G": "green", "Y": "yellow", "P": "purple", "B": "black"}
+_KIND_CLASS = {
+    rules.Kind.ESCAPE: "escape",
+    rules.Kind.PIRATE: "pirate",
+    rules.Kind.MERMAID: "mermaid",
+    rules.Kind.TIGRESS: "tigress",
+    rules.Kind.SKULL_KING: "skull-king",
+    rules.Kind.KRAKEN: "kraken",
+    rules.Kind.WHALE: "whale",
+}
+_KIND_SYMBOL = {
+    rules.Kind.ESCAPE: "⚐",
+    rules.Kind.PIRATE: "☠",
+    rules.Kind.MERMAID: "≈",
+    rules.Kind.TIGRESS: "✶",
+    rules.Kind.SKULL_KING: "♛",
+    rules.Kind.KRAKEN: "✺",
+    rules.Kind.WHALE: "◒",
+}
+
+
+def suit_name(suit: str) -> str:
+    return {
+        "G": _("Green"),
+        "Y": _("Yellow"),
+        "P": _("Purple"),
+        "B": _("Black"),
+    }[suit]
+
+
+def kind_name(kind: rules.Kind) -> str:
+    return {
+        rules.Kind.ESCAPE: _("Escape"),
+        rules.Kind.PIRATE: _("Pirate"),
+        rules.Kind.MERMAID: _("Mermaid"),
+        rules.Kind.TIGRESS: _("Tigress"),
+        rules.Kind.SKULL_KING: _("Skull King"),
+        rules.Kind.KRAKEN: _("Kraken"),
+        rules.Kind.WHALE: _("White Whale"),
+    }.get(kind, "")
+
+
+def card_name(code: str, as_: str = "") -> str:
+    """A card's name in words: "Green 14", "Pirate", "Tigress (as pirate)"."""
+    try:
+        c = rules.card(code)
+    except ValueError:
+        return code
+    if c.kind == rules.Kind.NUMBER and c.suit:
+        name = _("%(suit)s %(rank)s") % {"suit": suit_name(c.suit), "rank": c.rank}
+    else:
+        name = kind_name(c.kind)
+    if as_ == rules.PIRATE:
+        name = _("%(card)s (as pirate)") % {"card": name}
+    elif as_ == rules.ESCAPE:
+        name = _("%(card)s (as escape)") % {"card": name}
+    return name
+
+
+@register.simple_tag
+def card(code: str, as_: str = "", size: str = "") -> SafeString:
+    try:
+        c = rules.card(code)
+    except ValueError:
+        return format_html('<span class="card card--unknown">{}</span>', code)
+    if c.kind == rules.Kind.NUMBER and c.suit:
+        css = _SUIT_CLASS[c.suit]
+        face = str(c.rank)
+        label = suit_name(c.suit)
+    else:
+        css = _KIND_CLASS[c.kind]
+        face = _KIND_SYMBOL[c.kind]
+        label = kind_name(c.kind)
+    classes = f"card card--{css}" + (f" card--{size}" if size else "")
+    as_label = ""
+    if as_ == rules.PIRATE:
+        as_label = _("as pirate")
+    elif as_ == rules.ESCAPE:
+        as_label = _("as escape")
+    if as_label:
+        return format_html(
+            '<span class="{}" data-card="{}" data-as="{}" role="img" aria-label="{}">'
+            '<span class="card__face">{}</span>'
+            '<span class="card__label">{}</span><span class="card__as">{}</span></span>',
+            classes,
+            c.code,
+            as_,
+            card_name(c.code, as_),
+            face,
+            label,
+            as_label,
+        )
+    return format_html(
+        '<span class="{}" data-card="{}" role="img" aria-label="{}">'
+        '<span class="card__face">{}</span>'
+        '<span class="card__label">{}</span></span>',
+        classes,
+        c.code,
+        card_name(c.code),
+        face,
+        label,
+    )
+
+
+@register.filter
+def cardname(code: str, as_: str = "") -> str:
+    return card_name(code, as_)

@@ -1,0 +1,315 @@
+"""HTTP in, one action call, template out.
+
+Every POST view parses its form, calls ONE function of games.actions and then:
+
+- plain POST: 303 back to the table (every form works without JavaScript);
+- htmx POST: the re-rendered ``#table-content`` fragment, 200;
+- ActionError: the fragment (htmx) or the full page (plain POST) with the
+  error's message, answered with the error's status (409 for a stale version).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_not_required
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
+from django_htmx.http import HttpResponseClientRedirect
+
+from . import actions, presenter
+from .models import MAX_SEATS, Table
+
+MAX_DB_ID = 2**63 - 1  # larger ids cannot exist (and would overflow the database driver)
+
+
+class BadInput(Exception):
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+# ---------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------
+
+
+def _see_other(url: str) -> HttpResponseRedirect:
+    response = HttpResponseRedirect(url)
+    response.status_code = 303
+    return response
+
+
+def _origin(request: HttpRequest) -> str:
+    return f"{request.scheme}://{request.get_host()}"
+
+
+def _get_table(table_id: int) -> Table | None:
+    if not 0 < table_id <= MAX_DB_ID:
+        return None
+    return Table.objects.select_related("host", "cancelled_by").filter(pk=table_id).first()
+
+
+def _error_page(request: HttpRequest, status: int, message: str) -> HttpResponse:
+    template = {403: "403.html", 404: "404.html"}.get(status, "400.html")
+    response = render(request, template, {"message": message}, status=status)
+    if request.htmx:
+        # Swap the whole page in: there is no table region to show it in.
+        response["HX-Retarget"] = "body"
+        response["HX-Reswap"] = "innerHTML"
+    return response
+
+
+def _not_found(request: HttpRequest) -> HttpResponse:
+    return _error_page(request, 404, _("There is no such table."))
+
+
+def _not_seated(request: HttpRequest) -> HttpResponse:
+    return _error_page(
+        request, 403, _("Only the players seated at this table can see it. Ask for an invite link.")
+    )
+
+
+def _render_table(
+    request: HttpRequest,
+    table: Table,
+    *,
+    error: str = "",
+    status: int = 200,
+    fragment: bool = False,
+) -> HttpResponse:
+    try:
+        context = presenter.table_context(table, request.user, error=error, origin=_origin(request))
+    except presenter.NotSeated:
+        return _not_seated(request)
+    template = f"{presenter.TABLE_TEMPLATE}#content" if fragment else presenter.TABLE_TEMPLATE
+    response = render(request, template, context, status=status)
+    if fragment:
+        response["HX-Retarget"] = "#table-content"
+        response["HX-Reswap"] = "outerHTML"
+    return response
+
+
+def _fail(request: HttpRequest, table_id: int, message: str, status: int) -> HttpResponse:
+    table = _get_table(table_id)
+    if table is None or status == 404:
+        return _error_page(request, 404, message)
+    return _render_table(request, table, error=message, status=status, fragment=bool(request.htmx))
+
+
+def _field(request: HttpRequest, name: str) -> str:
+    value = request.POST.get(name, "")
+    if "\x00" in value:
+        raise BadInput(_("Invalid characters in the form."))
+    return value
+
+
+def _act(request: HttpRequest, table_id: int, call: Callable[[], Any]) -> HttpResponse:
+    """Run one action; answer as the module docstring says."""
+    if not 0 < table_id <= MAX_DB_ID:
+        return _not_found(request)
+    try:
+        call()
+    except (actions.ActionError, BadInput) as error:
+        return _fail(request, table_id, error.message, error.status)
+    if request.htmx:
+        table = _get_table(table_id)
+        if table is None:
+            return _not_found(request)
+        return _render_table(request, table, fragment=True)
+    return _see_other(reverse("table", args=[table_id]))
+
+
+def _version(request: HttpRequest) -> int:
+    return actions.parse_int(_field(request, "version") or None, "version")
+
+
+# ---------------------------------------------------------------------------
+# public pages
+# ---------------------------------------------------------------------------
+
+
+@login_not_required
+@require_safe
+def home(request: HttpRequest) -> HttpResponse:
+    if not request.user.is_authenticated:
+        return render(request, "home.html")
+    return render(request, "home.html", presenter.lobby_context(request.user))
+
+
+@login_not_required
+@require_safe
+def rules_page(request: HttpRequest) -> HttpResponse:
+    return render(request, "games/rules.html")
+
+
+# ---------------------------------------------------------------------------
+# lobby and invites
+# ---------------------------------------------------------------------------
+
+
+@require_POST
+def create_table(request: HttpRequest) -> HttpResponse:
+    ghost = request.POST.get("ghost", "") in ("on", "1", "true", "yes")
+    try:
+        table = actions.create_table(request.user, ghost=ghost)
+    except actions.ActionError as error:
+        context = presenter.lobby_context(request.user)
+        context["error"] = error.message
+        return render(request, "home.html", context, status=error.status)
+    url = reverse("table", args=[table.pk])
+    if request.htmx:
+        return HttpResponseClientRedirect(url)
+    return _see_other(url)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def join(request: HttpRequest, token: str) -> HttpResponse:
+    table = Table.objects.select_related("host").filter(invite_token=token).first()
+    if table is None:
+        return _error_page(
+            request,
+            404,
+            _("This invitation link is not valid. The host may have replaced it with a new one."),
+        )
+    seats = list(table.seats.select_related("user").order_by("position"))
+    seated = any(seat.user_id == request.user.pk for seat in seats)
+    error, status = "", 200
+    if request.method == "POST":
+        try:
+            table = actions.join_table(request.user, token)
+        except actions.ActionError as failure:
+            error, status = failure.message, failure.status
+        else:
+            url = reverse("table", args=[table.pk])
+            if request.htmx:
+                return HttpResponseClientRedirect(url)
+            return _see_other(url)
+    elif seated:
+        return HttpResponseRedirect(reverse("table", args=[table.pk]))
+    else:
+        if table.status == Table.Status.PLAYING:
+            error, status = _("This game has already started: nobody can join it now."), 409
+        elif table.is_over:
+            error, status = _("This game is over: nobody can join it now."), 409
+        elif len(seats) >= MAX_SEATS:
+            error, status = (
+                _("This table is full: %(count)d players is the most.") % {"count": MAX_SEATS},
+                409,
+            )
+    context = {
+        "table": table,
+        "players": [seat.user.username for seat in seats],
+        "error": error,
+        "can_join": not error and not seated,
+        "max_seats": MAX_SEATS,
+    }
+    return render(request, "games/join.html", context, status=status)
+
+
+# ---------------------------------------------------------------------------
+# the table
+# ---------------------------------------------------------------------------
+
+
+@require_safe
+def table(request: HttpRequest, table_id: int) -> HttpResponse:
+    found = _get_table(table_id)
+    if found is None:
+        return _not_found(request)
+    return _render_table(request, found, fragment=bool(request.htmx))
+
+
+@require_POST
+def start_game(request: HttpRequest, table_id: int) -> HttpResponse:
+    return _act(
+        request,
+        table_id,
+        lambda: actions.start_game(request.user, table_id, _version(request)),
+    )
+
+
+@require_POST
+def place_bid(request: HttpRequest, table_id: int) -> HttpResponse:
+    def call() -> None:
+        version = _version(request)
+        value = actions.parse_int(_field(request, "value") or None, "bid")
+        actions.place_bid(request.user, table_id, version, value)
+
+    return _act(request, table_id, call)
+
+
+@require_POST
+def play_card(request: HttpRequest, table_id: int) -> HttpResponse:
+    def call() -> None:
+        version = _version(request)
+        card = _field(request, "card")
+        tigress_as = _field(request, "tigress_as")
+        actions.play_card(request.user, table_id, version, card, tigress_as)
+
+    return _act(request, table_id, call)
+
+
+@require_POST
+def next_trick(request: HttpRequest, table_id: int) -> HttpResponse:
+    return _act(
+        request,
+        table_id,
+        lambda: actions.next_trick(request.user, table_id, _version(request)),
+    )
+
+
+@require_POST
+def next_round(request: HttpRequest, table_id: int) -> HttpResponse:
+    return _act(
+        request,
+        table_id,
+        lambda: actions.next_round(request.user, table_id, _version(request)),
+    )
+
+
+@require_POST
+def post_chat(request: HttpRequest, table_id: int) -> HttpResponse:
+    return _act(
+        request,
+        table_id,
+        lambda: actions.post_chat(request.user, table_id, _field(request, "text")),
+    )
+
+
+@require_POST
+def rotate_invite(request: HttpRequest, table_id: int) -> HttpResponse:
+    return _act(request, table_id, lambda: actions.rotate_invite(request.user, table_id))
+
+
+@require_POST
+def leave_table(request: HttpRequest, table_id: int) -> HttpResponse:
+    """Before the start: frees the seat. In progress: asks first, then cancels for everyone."""
+    found = _get_table(table_id)
+    if found is None:
+        return _not_found(request)
+    if found.status == Table.Status.PLAYING and request.POST.get("confirm") != "yes":
+        if not found.seats.filter(user=request.user).exists():
+            return _not_seated(request)
+        return render(request, "games/leave_confirm.html", {"table": found})
+    try:
+        left = actions.leave_table(request.user, table_id)
+    except actions.ActionError as error:
+        return _fail(request, table_id, error.message, error.status)
+    if left.status == Table.Status.CANCELLED and left.seats.filter(user=request.user).exists():
+        # Cancelled for everyone: the leaver still sees the table, marked cancelled.
+        url = reverse("table", args=[table_id])
+        if request.htmx:
+            return _render_table(request, left, fragment=True)
+        return _see_other(url)
+    messages.success(request, _("You left table #%(id)d.") % {"id": table_id})
+    url = reverse("home")
+    if request.htmx:
+        return HttpResponseClientRedirect(url)
+    return _see_other(url)

@@ -1,0 +1,88 @@
+/* The live table's small helpers around htmx's ws extension (no inline script: CSP).
+ *
+ * 1. Gap healing: every region root carries data-version. When a pushed message
+ *    jumps more than one version ahead of what the page shows and does not hold
+ *    every region, a message was lost: ask the server for a full snapshot.
+ * 2. Connection indicator: #live-status is shown (hidden removed, class
+ *    "is-reconnecting" or "is-closed") while the socket is down, hidden on open.
+ */
+(function () {
+  "use strict";
+
+  var SNAPSHOT = JSON.stringify({ type: "snapshot" });
+  var RETRIED_CODES = [1006, 1011, 1012, 1013]; // htmx's ws extension reconnects on these
+  var shownVersion = 0;
+
+  function versionOf(elements) {
+    var best = -1;
+    for (var i = 0; i < elements.length; i++) {
+      var v = parseInt(elements[i].getAttribute("data-version"), 10);
+      if (!isNaN(v) && v > best) best = v;
+    }
+    return best;
+  }
+
+  // The live regions of the table page (games.presenter.REGIONS): a message
+  // holding all of them is a full snapshot, whatever versions it skipped.
+  var REGIONS = ["status", "seats", "trick", "hand", "controls", "scores", "chat-log"];
+
+  function pageVersion() {
+    return versionOf(document.querySelectorAll("[id][data-version]"));
+  }
+
+  function parse(message) {
+    // A <template> parses without running anything or loading images.
+    var tpl = document.createElement("template");
+    tpl.innerHTML = typeof message === "string" ? message : "";
+    return tpl.content.children;
+  }
+
+  function isFull(children, ids) {
+    if (!ids.length) return false;
+    var present = {};
+    for (var i = 0; i < children.length; i++) if (children[i].id) present[children[i].id] = true;
+    for (var j = 0; j < ids.length; j++) if (!present[ids[j]]) return false;
+    return true;
+  }
+
+  function indicator(state) {
+    var el = document.getElementById("live-status");
+    if (!el) return;
+    el.classList.toggle("is-reconnecting", state === "reconnecting");
+    el.classList.toggle("is-closed", state === "closed");
+    if (state === "open") {
+      el.hidden = true;
+      return;
+    }
+    if (!el.hasAttribute("data-reconnecting-text")) {
+      el.setAttribute("data-reconnecting-text", el.textContent);
+    }
+    var closedText = el.getAttribute("data-closed-text");
+    el.textContent =
+      state === "closed" && closedText ? closedText : el.getAttribute("data-reconnecting-text");
+    el.hidden = false;
+  }
+
+  document.addEventListener("htmx:wsBeforeMessage", function () {
+    // What the page shows now, HTTP responses' swaps included.
+    shownVersion = pageVersion();
+  });
+
+  document.addEventListener("htmx:wsAfterMessage", function (evt) {
+    var detail = evt.detail || {};
+    var children = parse(detail.message);
+    var received = versionOf(children);
+    if (received > shownVersion + 1 && shownVersion >= 0 && !isFull(children, REGIONS)) {
+      if (detail.socketWrapper) detail.socketWrapper.send(SNAPSHOT);
+    }
+  });
+
+  document.addEventListener("htmx:wsOpen", function () {
+    indicator("open");
+  });
+
+  document.addEventListener("htmx:wsClose", function (evt) {
+    var event = (evt.detail && evt.detail.event) || {};
+    indicator(RETRIED_CODES.indexOf(event.code) >= 0 ? "reconnecting" : "closed");
+  });
+})();

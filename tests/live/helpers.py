@@ -1,0 +1,94 @@
+"""Shared set-up for the live-table tests: players, a started table, session cookies."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from games import actions
+from games.models import HandCard, Seat, Table
+
+ORIGIN = b"http://testserver"
+REGION_IDS = ("status", "seats", "trick", "hand", "controls", "scores", "chat-log")
+CARD_ATTR = re.compile(r'data-card="([^"]+)"')
+VERSION_ATTR = re.compile(r'data-version="(\d+)"')
+
+
+@dataclass
+class Game:
+    table: Table
+    users: list[Any]
+    cookies: list[str]  # "sessionid=..." per user, same order
+
+
+def make_user(name: str) -> Any:
+    # No password hash: hashing is slow and force_login does not need one.
+    user = get_user_model()(username=name)
+    user.set_unusable_password()
+    user.save()
+    return user
+
+
+def session_cookie(user: Any) -> str:
+    client = Client()
+    client.force_login(user)
+    return f"sessionid={client.cookies['sessionid'].value}"
+
+
+def headers(cookie: str | None = None, origin: bytes = ORIGIN) -> list[tuple[bytes, bytes]]:
+    result = [(b"origin", origin), (b"host", b"testserver")]
+    if cookie:
+        result.append((b"cookie", cookie.encode()))
+    return result
+
+
+def make_game(names: tuple[str, ...] = ("anne", "bert", "cleo"), *, start: bool = True) -> Game:
+    users = [make_user(name) for name in names]
+    table = actions.create_table(users[0], ghost=False)
+    for user in users[1:]:
+        actions.join_table(user, table.invite_token)
+    table.refresh_from_db()
+    if start:
+        table = actions.start_game(users[0], table.pk, table.version)
+    table.refresh_from_db()
+    return Game(table, users, [session_cookie(u) for u in users])
+
+
+def hand_of(table: Table, user: Any) -> set[str]:
+    return set(
+        HandCard.objects.filter(
+            round__table=table,
+            round__number=table.round_number,
+            seat__user=user,
+            played=False,
+        ).values_list("card", flat=True)
+    )
+
+
+def connections(table: Table, user: Any) -> int:
+    return Seat.objects.get(table=table, user=user).connections
+
+
+def card_codes(html: str) -> set[str]:
+    return {code.split(":")[0] for code in CARD_ATTR.findall(html)}
+
+
+def versions(html: str) -> set[int]:
+    return {int(v) for v in VERSION_ATTR.findall(html)}
+
+
+def mentions(html: str, code: str) -> bool:
+    """Whether a card code appears anywhere in the HTML as a whole token."""
+    return re.search(rf"(?<![A-Za-z0-9]){re.escape(code)}(?![A-Za-z0-9])", html) is not None
+
+
+def seat_block(html: str, user: Any, table: Table) -> str:
+    """The <li data-seat="seat-<id>"> of this user's seat in a seats fragment."""
+    seat = Seat.objects.get(table=table, user=user)
+    match = re.search(rf'<li[^>]*data-seat="seat-{seat.pk}".*?</li>', html, re.S)
+    assert match, f"seat of {user} not in fragment"
+    return match.group(0)

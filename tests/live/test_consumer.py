@@ -1,0 +1,300 @@
+"""The live table socket (games.consumers.TableConsumer) through the real ASGI stack.
+
+Origin check and session authentication included: the sockets are opened on
+config.asgi.application with a session cookie, as a browser would.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+from channels.testing import WebsocketCommunicator
+
+from config.asgi import application
+from games import actions
+from games.models import Play, Table
+
+from .helpers import (
+    REGION_IDS,
+    Game,
+    card_codes,
+    connections,
+    hand_of,
+    headers,
+    make_game,
+    make_user,
+    mentions,
+    seat_block,
+    session_cookie,
+    versions,
+)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+db = database_sync_to_async
+QUIET = 0.25  # seconds without a frame: the socket has said everything
+
+
+@pytest.fixture(autouse=True)
+async def _fresh_layer() -> AsyncIterator[None]:
+    layer = get_channel_layer()
+    await layer.flush()
+    yield
+    await layer.flush()
+
+
+async def open_socket(table_id: int, cookie: str | None, **kwargs: Any) -> WebsocketCommunicator:
+    comm = WebsocketCommunicator(
+        application, f"/ws/tables/{table_id}/", headers=headers(cookie, **kwargs)
+    )
+    connected, _ = await comm.connect(timeout=3)
+    assert connected
+    return comm
+
+
+async def drain(comm: WebsocketCommunicator, first_timeout: float = 3) -> list[str]:
+    """Every frame until the socket goes quiet (the first one may take a while)."""
+    frames = [await comm.receive_from(timeout=first_timeout)]
+    while not await comm.receive_nothing(timeout=QUIET):
+        frames.append(await comm.receive_from(timeout=1))
+    return frames
+
+
+async def close_code(comm: WebsocketCommunicator) -> int:
+    message = await comm.receive_output(timeout=3)
+    assert message["type"] == "websocket.close", message
+    return int(message["code"])
+
+
+def region_ids(html: str) -> list[str]:
+    return re.findall(r'<[a-z]+ id="([a-z-]+)"[^>]*hx-swap-oob="true"', html)
+
+
+# -- who may connect ---------------------------------------------------------------
+
+
+async def test_anonymous_socket_is_closed_with_4401() -> None:
+    game = await db(make_game)()
+    comm = await open_socket(game.table.pk, None)
+    assert await close_code(comm) == 4401
+    await comm.disconnect()
+
+
+async def test_stranger_is_closed_with_4403_and_sees_nothing() -> None:
+    game = await db(make_game)()
+    stranger = await db(make_user)("mallory")
+    comm = await open_socket(game.table.pk, await db(session_cookie)(stranger))
+    assert await close_code(comm) == 4403
+    await comm.disconnect()
+
+
+async def test_unknown_table_is_closed_with_4404() -> None:
+    game = await db(make_game)()
+    comm = await open_socket(game.table.pk + 1000, game.cookies[0])
+    assert await close_code(comm) == 4404
+    await comm.disconnect()
+
+
+async def test_foreign_origin_is_refused() -> None:
+    game = await db(make_game)()
+    comm = WebsocketCommunicator(
+        application,
+        f"/ws/tables/{game.table.pk}/",
+        headers=headers(game.cookies[0], origin=b"https://evil.example"),
+    )
+    connected, _ = await comm.connect(timeout=3)
+    assert not connected
+    assert await db(connections)(game.table, game.users[0]) == 0
+
+
+# -- what is sent ---------------------------------------------------------------------
+
+
+async def test_snapshot_on_connect_holds_own_hand_and_no_other() -> None:
+    game = await db(make_game)(("anne", "bert", "cleo"))
+    table = game.table
+    anne, bert, cleo = game.users
+    comm = await open_socket(table.pk, game.cookies[0])
+    frames = await drain(comm)
+    snapshot = frames[0]
+    assert region_ids(snapshot) == list(REGION_IDS)
+    assert versions(snapshot) == {table.version}
+    mine = await db(hand_of)(table, anne)
+    assert mine and card_codes(snapshot) == mine
+    for other in (bert, cleo):
+        for code in await db(hand_of)(table, other):
+            assert not mentions(snapshot, code)
+    await comm.disconnect()
+
+
+async def test_snapshot_request_returns_every_region() -> None:
+    game = await db(make_game)()
+    comm = await open_socket(game.table.pk, game.cookies[0])
+    await drain(comm)
+    await comm.send_to(text_data=json.dumps({"type": "snapshot"}))
+    assert region_ids(await comm.receive_from(timeout=3)) == list(REGION_IDS)
+    # What htmx's ws-send sends: the form's values and a HEADERS object.
+    await comm.send_to(text_data=json.dumps({"snapshot": "1", "HEADERS": {"HX-Request": "true"}}))
+    assert region_ids(await comm.receive_from(timeout=3)) == list(REGION_IDS)
+    # Anything else is ignored.
+    await comm.send_to(text_data="not json")
+    await comm.send_to(text_data=json.dumps({"type": "play", "card": "SK"}))
+    assert await comm.receive_nothing(timeout=QUIET)
+    await comm.disconnect()
+
+
+async def test_socket_forms_carry_the_browsers_csrf_token() -> None:
+    game = await db(make_game)(start=False)
+    secret = "a" * 32
+    comm = await open_socket(game.table.pk, f"{game.cookies[0]}; csrftoken={secret}")
+    snapshot = (await drain(comm))[0]
+    tokens = re.findall(r'name="csrfmiddlewaretoken" value="([^"]*)"', snapshot)
+    assert tokens and all(len(token) == 64 for token in tokens)
+    await comm.disconnect()
+
+
+# -- pushes after a move, per user ----------------------------------------------------
+
+
+def bid_all(game: Game, values: list[int]) -> None:
+    for user, value in zip(game.users, values, strict=True):
+        table = Table.objects.get(pk=game.table.pk)
+        actions.place_bid(user, table.pk, table.version, value)
+
+
+def play_first_card(game: Game) -> tuple[Any, str, int]:
+    """The player to move plays a legal card: (who, card, new version)."""
+    from games.state import load_state
+
+    table = Table.objects.get(pk=game.table.pk)
+    state = load_state(table)
+    seat = state.seat_to_play()
+    assert seat is not None
+    card = sorted(state.legal_cards(seat))[0]
+    user = next(u for u in game.users if u.pk == seat.user_id)
+    table = actions.play_card(
+        user, table.pk, table.version, card, "pirate" if card == "TIG" else ""
+    )
+    return user, card, table.version
+
+
+async def test_a_play_reaches_every_player_with_the_new_version_and_no_secret() -> None:
+    game = await db(make_game)(("anne", "bert", "cleo"))
+    table = game.table
+    socks = [await open_socket(table.pk, cookie) for cookie in game.cookies]
+    for sock in socks:
+        await drain(sock)
+    hands = {u.pk: await db(hand_of)(table, u) for u in game.users}
+
+    # R4: the first two bids stay secret from the others until the last one.
+    await db(actions.place_bid)(game.users[0], table.pk, table.version, 1)
+    for i, sock in enumerate(socks):
+        for frame in await drain(sock):
+            if i != 0:
+                block = (
+                    await db(seat_block)(frame, game.users[0], table) if "seat-" in frame else ""
+                )
+                assert not re.search(r"Bid \d", block)
+    await db(actions.place_bid)(game.users[1], table.pk, table.version + 1, 0)
+    for i, sock in enumerate(socks):
+        for frame in await drain(sock):
+            for j in (0, 1):
+                if i != j and "data-seat" in frame:
+                    block = await db(seat_block)(frame, game.users[j], table)
+                    assert not re.search(r"Bid \d", block), (i, j)
+    await db(actions.place_bid)(game.users[2], table.pk, table.version + 2, 1)
+    for sock in socks:
+        frames = await drain(sock)
+        revealed = await db(seat_block)(frames[-1], game.users[0], table)
+        assert "Bid 1" in revealed
+
+    _mover, card, version = await db(play_first_card)(game)
+    for user, sock in zip(game.users, socks, strict=True):
+        frames = await drain(sock, first_timeout=1)
+        assert any(version in versions(frame) for frame in frames)
+        for frame in frames:
+            assert max(versions(frame)) == version
+            assert card_codes(frame) <= (hands[user.pk] | {card})
+            for other in game.users:
+                if other.pk != user.pk:
+                    for code in hands[other.pk] - {card}:
+                        assert not mentions(frame, code), (user, other, code)
+    assert await db(Play.objects.filter(card=card).exists)()
+    for sock in socks:
+        await sock.disconnect()
+
+
+async def test_chat_is_pushed_without_a_version_bump() -> None:
+    game = await db(make_game)(("anne", "bert"))
+    socks = [await open_socket(game.table.pk, cookie) for cookie in game.cookies]
+    for sock in socks:
+        await drain(sock)
+    await db(actions.post_chat)(game.users[1], game.table.pk, "ahoy <b>mates</b>")
+    for sock in socks:
+        frames = await drain(sock, first_timeout=1)
+        assert any("ahoy &lt;b&gt;mates&lt;/b&gt;" in frame for frame in frames)
+        assert all(versions(frame) == {game.table.version} for frame in frames)
+        await sock.disconnect()
+
+
+async def test_cancelled_game_still_shows_its_final_state() -> None:
+    game = await db(make_game)(("anne", "bert"))
+    sock = await open_socket(game.table.pk, game.cookies[0])
+    await drain(sock)
+    await db(actions.leave_table)(game.users[1], game.table.pk)
+    frames = await drain(sock, first_timeout=1)
+    assert "cancelled" in frames[-1]
+    await sock.disconnect()
+    # A socket opened later still gets the final state.
+    late = await open_socket(game.table.pk, game.cookies[1])
+    assert "cancelled" in (await drain(late))[0]
+    await late.disconnect()
+
+
+# -- presence -------------------------------------------------------------------------
+
+
+async def test_presence_follows_connect_and_disconnect() -> None:
+    game = await db(make_game)(("anne", "bert"), start=False)
+    table, (anne, bert) = game.table, game.users
+    anne_sock = await open_socket(table.pk, game.cookies[0])
+    frames = await drain(anne_sock)
+    assert "offline" in await db(seat_block)(frames[-1], bert, table)
+    assert "offline" not in await db(seat_block)(frames[-1], anne, table)
+    assert await db(connections)(table, anne) == 1
+
+    bert_sock = await open_socket(table.pk, game.cookies[1])
+    await drain(bert_sock)
+    frames = await drain(anne_sock, first_timeout=1)
+    assert "offline" not in await db(seat_block)(frames[-1], bert, table)
+    assert await db(connections)(table, bert) == 1
+
+    # A second tab: two connections; closing one keeps bert online.
+    bert_tab = await open_socket(table.pk, game.cookies[1])
+    await drain(bert_tab)
+    assert await db(connections)(table, bert) == 2
+    await bert_tab.disconnect()
+    frames = await drain(anne_sock, first_timeout=1)
+    assert "offline" not in await db(seat_block)(frames[-1], bert, table)
+
+    await bert_sock.disconnect()
+    frames = await drain(anne_sock, first_timeout=1)
+    assert "offline" in await db(seat_block)(frames[-1], bert, table)
+    assert await db(connections)(table, bert) == 0
+    await anne_sock.disconnect()
+    assert await db(connections)(table, anne) == 0
+
+
+async def test_player_who_leaves_a_waiting_table_is_disconnected() -> None:
+    game = await db(make_game)(("anne", "bert", "cleo"), start=False)
+    bert_sock = await open_socket(game.table.pk, game.cookies[1])
+    await drain(bert_sock)
+    await db(actions.leave_table)(game.users[1], game.table.pk)
+    assert await close_code(bert_sock) == 4403
+    await bert_sock.disconnect()
