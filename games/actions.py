@@ -222,6 +222,7 @@ def _begin_round(table: Table, number: int) -> None:
         dealer=seats[dealer],
         opener=seats[opener],
         seed=seed,
+        dealt_at_version=table.version + 1,  # the caller bumps the version once
     )
     deal = rules.deal(seed, number, humans, table.uses_ghost)
     rows = [
@@ -245,13 +246,16 @@ def _begin_round(table: Table, number: int) -> None:
 def place_bid(user: Any, table_id: int, version: int, value: int) -> Table:
     table = _lock(table_id)
     seat = _seat(table, user)
-    _check_version(table, version)
     _check_playing(table, Table.Phase.BIDDING)
     state = load_state(table)
     assert state.round is not None
+    # Bids are simultaneous (R4): another player's bid does not make yours stale,
+    # but a form from before this round's deal does.
+    if not state.round.dealt_at_version <= version <= table.version:
+        _check_version(table, version)
     if seat.pk in state.bids:
         raise ActionError(_("You have already bid this round; a bid is final."), 409)
-    if value not in rules.valid_bids(state.round.cards_dealt):
+    if isinstance(value, bool) or value not in rules.valid_bids(state.round.cards_dealt):
         raise ActionError(
             _("Your bid must be between 0 and %(n)s.") % {"n": state.round.cards_dealt}, 400
         )
@@ -260,7 +264,7 @@ def place_bid(user: Any, table_id: int, version: int, value: int) -> Table:
     if state.all_bids_in:
         # R4: the last bid reveals all bids at once; the opener leads trick 1.
         table.phase = Table.Phase.PLAYING
-        Trick.objects.create(round=state.round, number=1, leader=state.round.opener)
+        Trick.objects.create(round=state.round, number=1, leader_id=state.round.opener_id)
     return _bump(table)
 
 
@@ -395,7 +399,7 @@ def next_trick(user: Any, table_id: int, version: int) -> Table:
     assert state.round is not None and state.trick is not None
     previous = state.trick
     trick = Trick.objects.create(
-        round=state.round, number=previous.number + 1, leader=previous.next_leader
+        round=state.round, number=previous.number + 1, leader_id=previous.next_leader_id
     )
     state.tricks.append(trick)
     state.plays = []

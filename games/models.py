@@ -118,6 +118,10 @@ class Round(models.Model):
     dealer = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="+")
     opener = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="+")
     seed = models.BigIntegerField()
+    # The table version once this round was dealt. Everyone bids at the same
+    # time (R4), so a bid form from any version since then is current: a bid is
+    # kept unique by its own constraint, not by the version.
+    dealt_at_version = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["table", "number"]

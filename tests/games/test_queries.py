@@ -1,0 +1,155 @@
+"""Query counts of the hot paths are exact and the SAME for 3 and 8 players.
+
+Every count below is asserted for both table sizes, so a query that grows with the
+number of players (an N+1 over seats, hands, bids or scores) fails here.
+Counts include the SAVEPOINT/RELEASE pair of the action's atomic block (the test
+runs inside a transaction).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import random
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from games import actions, rules
+from games.models import Table
+from games.state import load_state
+
+from .helpers import at_phase, fresh, play_until, started_table
+
+pytestmark = pytest.mark.django_db
+
+PLAYERS = pytest.mark.parametrize("players", [3, 8])
+
+# savepoint, lock, seat, load_state (6: seats, scores, round, hand cards, bids, tricks),
+# insert bid, update table, release
+PLACE_BID = 12
+# + the insert of trick 1 (led by the round's opener)
+PLACE_LAST_BID = 13
+# savepoint, lock, seat, load_state (7: + plays of the current trick), update hand card,
+# insert play, update table, release
+PLAY_CARD = 14
+PLAY_CARD_CLOSING_TRICK = PLAY_CARD + 1  # + update trick
+PLAY_CARD_CLOSING_ROUND = PLAY_CARD + 2  # + update trick, insert the round's scores (one query)
+LOAD_STATE_BIDDING = 6
+LOAD_STATE_PLAYING = 7
+# savepoint, lock, seat, load_state (7), insert trick, update table, release
+NEXT_TRICK = 13
+# savepoint, lock, seat, seats, insert round, insert hand cards (one query), update table, release
+NEXT_ROUND = 8
+
+
+def in_round_two(players: int) -> tuple[Table, list[Any]]:
+    """Round 2 (round 1 scored, so the score sheet is not empty), bidding."""
+    table, users = started_table(players, ghost=False, seed=77, prefix=f"q{players}-")
+    table = play_until(table, random.Random(77), at_phase(Table.Phase.BIDDING, 2))
+    return table, users
+
+
+def bid_all_but_last(table: Table) -> tuple[Table, Any]:
+    state = load_state(fresh(table))
+    for seat in state.seats[:-1]:
+        if seat.pk not in state.bids:
+            table = actions.place_bid(seat.user, table.pk, table.version, 1)
+    return table, state.seats[-1]
+
+
+def play_one(table: Table) -> Table:
+    state = load_state(fresh(table))
+    seat = state.seat_to_play()
+    code = min(state.legal_cards(seat), key=lambda c: rules.card(c).index)
+    tigress_as = "escape" if code == "TIG" else ""
+    return actions.play_card(seat.user, table.pk, table.version, code, tigress_as)
+
+
+def next_play_args(table: Table) -> tuple[Any, ...]:
+    state = load_state(fresh(table))
+    seat = state.seat_to_play()
+    code = min(state.legal_cards(seat), key=lambda c: rules.card(c).index)
+    return (seat.user, table.pk, table.version, code, "escape" if code == "TIG" else "")
+
+
+@PLAYERS
+def test_load_state_queries(players: int, django_assert_num_queries: Any) -> None:
+    table, _ = in_round_two(players)
+    table = fresh(table)
+    with django_assert_num_queries(LOAD_STATE_BIDDING):
+        load_state(table)
+    table, last = bid_all_but_last(table)
+    table = fresh(actions.place_bid(last.user, table.pk, table.version, 1))
+    with django_assert_num_queries(LOAD_STATE_PLAYING):
+        state = load_state(table)
+    # the per-seat questions are answered from memory
+    with django_assert_num_queries(0):
+        for seat in state.seats:
+            state.legal_cards(seat)
+            state.hand_of(seat)
+        state.tricks_won()
+        state.next_to_play()
+
+
+@PLAYERS
+def test_place_bid_queries(players: int, django_assert_num_queries: Any) -> None:
+    table, _ = in_round_two(players)
+    state = load_state(fresh(table))
+    with django_assert_num_queries(PLACE_BID):
+        table = actions.place_bid(state.seats[0].user, table.pk, table.version, 1)
+    table, last = bid_all_but_last(table)
+    with django_assert_num_queries(PLACE_LAST_BID):
+        table = actions.place_bid(last.user, table.pk, table.version, 1)
+    assert table.phase == Table.Phase.PLAYING
+
+
+@PLAYERS
+def test_play_card_queries(players: int, django_assert_num_queries: Any) -> None:
+    table, users = in_round_two(players)
+    table, last = bid_all_but_last(table)
+    table = actions.place_bid(last.user, table.pk, table.version, 1)
+    for _ in range(players - 1):
+        args = next_play_args(table)
+        with django_assert_num_queries(PLAY_CARD):
+            table = actions.play_card(*args)
+    args = next_play_args(table)
+    with django_assert_num_queries(PLAY_CARD_CLOSING_TRICK):
+        table = actions.play_card(*args)
+    assert table.phase == Table.Phase.TRICK_DONE
+    with django_assert_num_queries(NEXT_TRICK):
+        table = actions.next_trick(users[0], table.pk, table.version)
+    # the last trick of round 2: play to its last card
+    table = play_until(
+        table,
+        random.Random(1),
+        lambda t: (
+            t.phase == Table.Phase.PLAYING
+            and load_state(t).trick.number == 2
+            and len(load_state(t).plays) == players - 1
+        ),
+    )
+    args = next_play_args(table)
+    with django_assert_num_queries(PLAY_CARD_CLOSING_ROUND):
+        table = actions.play_card(*args)
+    assert table.phase == Table.Phase.ROUND_DONE
+    with django_assert_num_queries(NEXT_ROUND):
+        table = actions.next_round(users[0], table.pk, table.version)
+    assert table.round_number == 3
+
+
+def test_presenter_queries_do_not_grow_with_players() -> None:
+    """If games/presenter.py exists: one user's table context costs the same for 3 and 8."""
+    if importlib.util.find_spec("games.presenter") is None:
+        pytest.skip("games/presenter.py does not exist yet")
+    presenter = importlib.import_module("games.presenter")
+    counts = {}
+    for players in (3, 8):
+        table, users = in_round_two(players)
+        table = Table.objects.select_related("host", "cancelled_by").get(pk=table.pk)
+        with CaptureQueriesContext(connection) as captured:
+            presenter.table_context(table, users[1])
+        counts[players] = len(captured.captured_queries)
+    assert counts[3] == counts[8], counts
