@@ -21,6 +21,8 @@ def audit_table(table: Table) -> list[str]:
     humans = len(seats)
     if [s.position for s in seats] != list(range(1, humans + 1)):
         problems.append("seat positions are not contiguous from 1")
+    if table.status != Table.Status.WAITING and table.uses_ghost != (table.ghost and humans == 2):
+        problems.append("the ghost plays exactly when the option is on with 2 players (R8)")
     rounds = list(Round.objects.filter(table=table).order_by("number"))
     if table.status != Table.Status.WAITING and [r.number for r in rounds] != list(
         range(1, len(rounds) + 1)
@@ -74,6 +76,8 @@ def _audit_round(
     won: dict[int, int] = defaultdict(int)
     bonus: dict[int, int] = defaultdict(int)
     tricks = list(Trick.objects.filter(round=game_round).order_by("number"))
+    if [t.number for t in tricks] != list(range(1, len(tricks) + 1)):
+        problems.append("tricks are not numbered 1..n")
     leader = opener
     destroyed = ghost_won = 0
     for trick in tricks:
@@ -84,6 +88,8 @@ def _audit_round(
         engine_trick: list[rules.Play] = []
         for position, play in enumerate(plays_by_trick[trick.pk]):
             who = rules.GHOST if play.seat_id is None else index_of[play.seat_id]
+            if play.order != position:
+                problems.append(f"trick {trick.number}: play orders are not 0..n-1")
             if position >= len(order) or who != order[position]:
                 problems.append(f"trick {trick.number}: play {position} out of turn")
                 continue
@@ -123,11 +129,20 @@ def _audit_round(
             won[winner] += 1
             bonus[winner] += result.bonus
         leader = order[result.next_leader]
+        stored_next = (
+            rules.GHOST if trick.next_leader_id is None else index_of[trick.next_leader_id]
+        )
+        if stored_next != leader:
+            problems.append(f"trick {trick.number}: stored next leader differs from R6/R7")
 
     scores = {s.seat_id: s for s in RoundScore.objects.filter(round=game_round)}
     if scores:
         if len(tricks) != dealt or sum(won.values()) + destroyed + ghost_won != dealt:
             problems.append("tricks won plus destroyed do not equal the cards dealt")
+        if any(remaining.values()):
+            problems.append("the round was scored with cards still in hand")
+        if set(bids) != set(index_of):
+            problems.append("the round was scored without one bid per player")
         for seat in seats:
             row = scores.get(seat.pk)
             if row is None or seat.pk not in bids:

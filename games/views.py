@@ -89,11 +89,11 @@ def _render_table(
     except presenter.NotSeated:
         return _not_seated(request)
     template = f"{presenter.TABLE_TEMPLATE}#content" if fragment else presenter.TABLE_TEMPLATE
-    response = render(request, template, context, status=status)
-    if fragment:
-        response["HX-Retarget"] = "#table-content"
-        response["HX-Reswap"] = "outerHTML"
-    return response
+    # No HX-Retarget here: the forms inherit hx-target="#table-content" from the
+    # page, resolved when the request starts. A retarget header is resolved from
+    # the clicked form when the answer arrives, and a socket push may have
+    # replaced that form by then (htmx then drops the answer).
+    return render(request, template, context, status=status)
 
 
 def _fail(request: HttpRequest, table_id: int, message: str, status: int) -> HttpResponse:

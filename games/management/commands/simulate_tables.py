@@ -4,10 +4,10 @@
 
 Every move goes through the same functions the views call (games.actions), with
 random legal bids, cards and Tigress choices read from the state read model
-(games.state.load_state). After each game the rows are re-derived and checked
-against games.rules: the deal, dealer/opener (R3), play order (R5, R8), each
-play's legality at the time, each trick's outcome (R6, R7), the scores (R9) and
-the running totals (R10). Any inconsistency is a CommandError (non-zero exit).
+(games.state.load_state). After each game games.audit re-derives the rows and
+checks them against games.rules: the deal, dealer/opener (R3), play order (R5,
+R8), each play's legality at the time, each trick's outcome (R6, R7), the scores
+(R9) and the running totals (R10). Any inconsistency is a CommandError (non-zero exit).
 
 Output: one JSON line per table. Deterministic given --seed (the table and user
 ids depend on the database, nothing else does).
@@ -24,7 +24,8 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from games import actions, rules
-from games.models import Bid, HandCard, Play, Round, RoundScore, Seat, Table, Trick
+from games.audit import audit_table
+from games.models import Round, RoundScore, Seat, Table, Trick
 from games.state import load_state
 
 USERNAME_PREFIX = "sim-bot-"
@@ -106,179 +107,58 @@ def play_game(table_id: int, rng: random.Random) -> int:
     raise Inconsistency(f"no end after {MAX_STEPS} actions")
 
 
-def _group(rows: list[Any], key: str) -> dict[Any, list[Any]]:
-    grouped: dict[Any, list[Any]] = defaultdict(list)
-    for row in rows:
-        grouped[getattr(row, key)].append(row)
-    return grouped
-
-
 def verify_table(table_id: int) -> dict[str, Any]:
-    """Re-derive a finished game from its rows, check it against the engine, return its report."""
+    """Audit a finished game against the engine (games.audit), then report it from its rows."""
     table = Table.objects.get(pk=table_id)
+    problems = audit_table(table)
+    if problems:
+        raise Inconsistency("; ".join(problems))
     seats = list(Seat.objects.filter(table=table).select_related("user").order_by("position"))
-    humans = len(seats)
     _check(table.status == Table.Status.FINISHED, f"status {table.status}, not finished (R10)")
     _check(table.finished_at is not None, "finished_at not set")
-    _check(table.round_number == rules.ROUNDS, f"ended in round {table.round_number}")
-    _check(
-        [s.position for s in seats] == list(range(1, humans + 1)), "seat positions not contiguous"
-    )
-    _check(rules.HUMAN_MIN <= humans <= rules.HUMAN_MAX, f"{humans} players")
-    ghost = table.uses_ghost
-    _check(ghost == (table.ghost and humans == 2), "R8 ghost used iff 2 players and option on")
-    pk_of = [s.pk for s in seats]
-    index_of = {s.pk: s.position - 1 for s in seats}
-
-    def seat_pk(index: int) -> int | None:
-        return None if index == rules.GHOST else pk_of[index]
-
-    def engine_index(seat_id: int | None) -> int:
-        return rules.GHOST if seat_id is None else index_of[seat_id]
-
-    rounds = list(Round.objects.filter(table=table).order_by("number"))
+    rounds = list(Round.objects.filter(table=table).select_related("dealer__user", "opener__user"))
     _check([r.number for r in rounds] == list(range(1, rules.ROUNDS + 1)), "rounds 1..10")
-    hand_cards = _group(
-        list(HandCard.objects.filter(round__table=table).order_by("deal_order")), "round_id"
-    )
-    bids = _group(list(Bid.objects.filter(round__table=table)), "round_id")
-    tricks = _group(list(Trick.objects.filter(round__table=table).order_by("number")), "round_id")
-    plays = _group(list(Play.objects.filter(round__table=table).order_by("order")), "trick_id")
-    scores = _group(list(RoundScore.objects.filter(round__table=table)), "round_id")
+    scores: dict[int, dict[int, RoundScore]] = defaultdict(dict)
+    for score in RoundScore.objects.filter(round__table=table):
+        scores[score.round_id][score.seat_id] = score
+    outcomes: dict[int, list[Trick]] = defaultdict(list)
+    for trick in Trick.objects.filter(round__table=table):
+        outcomes[trick.round_id].append(trick)
 
-    running = [0] * humans
     report_rounds = []
     for game_round in rounds:
-        number = game_round.number
-        where = f"round {number}"
-        n = rules.cards_per_round(number, humans)
-        _check(game_round.cards_dealt == n, f"{where}: {game_round.cards_dealt} cards dealt (R2)")
-        dealer, opener = rules.dealer_and_opener(number, humans)
-        _check(game_round.dealer_id == pk_of[dealer], f"{where}: dealer (R3)")
-        _check(game_round.opener_id == pk_of[opener], f"{where}: opener (R3)")
-
-        # The deal: the rows are exactly what the round's seed deals (R2, R8).
-        dealt = rules.deal(game_round.seed, number, humans, ghost)
-        held: dict[int | None, list[rules.Card]] = defaultdict(list)
-        for row in hand_cards[game_round.pk]:
-            _check(row.played, f"{where}: {row.card} was never played")
-            held[row.seat_id].append(rules.card(row.card))
-        for index, hand in enumerate(dealt.hands):
-            _check(held.get(pk_of[index], []) == list(hand), f"{where}: seat {index + 1} hand")
-        _check(held.get(None, []) == list(dealt.ghost_hand), f"{where}: ghost hand (R8)")
-        _check(set(held) <= {*pk_of, None}, f"{where}: cards dealt to a stranger")
-
-        round_bids = {b.seat_id: b.value for b in bids[game_round.pk]}
-        _check(set(round_bids) == set(pk_of), f"{where}: one bid per player, none for the ghost")
-        for value in round_bids.values():
-            _check(value in rules.valid_bids(n), f"{where}: bid {value} (R4)")
-
-        round_tricks = tricks[game_round.pk]
-        _check([t.number for t in round_tricks] == list(range(1, n + 1)), f"{where}: trick numbers")
-        remaining = {key: list(cards) for key, cards in held.items()}
-        won = [0] * humans
-        bonus = [0] * humans
-        ghost_won = destroyed = 0
-        played_count = 0
-        leader: int | None = pk_of[opener]
-        for trick in round_tricks:
-            at = f"{where}, trick {trick.number}"
-            _check(trick.complete, f"{at}: not complete")
-            _check(trick.leader_id == leader, f"{at}: wrong leader (R3, R6, R7)")
-            order = rules.play_order(engine_index(trick.leader_id), humans, ghost, opener)
-            trick_plays = plays[trick.pk]
-            played_count += len(trick_plays)
-            _check([p.order for p in trick_plays] == list(range(len(order))), f"{at}: play orders")
-            _check(
-                tuple(engine_index(p.seat_id) for p in trick_plays) == order,
-                f"{at}: order of play (R5, R8)",
-            )
-            so_far: list[rules.Play] = []
-            for row in trick_plays:
-                try:
-                    play = rules.parse_play(row.notation)
-                except ValueError:
-                    raise Inconsistency(f"{at}: bad play {row.notation!r}") from None
-                _check(row.round_id == game_round.pk, f"{at}: play in the wrong round")
-                hand = remaining.get(row.seat_id, [])
-                _check(play.card in hand, f"{at}: {play} not in the player's hand")
-                if row.seat_id is None:
-                    _check(play == rules.ghost_play(hand), f"{at}: ghost played {play} (R8)")
-                else:
-                    legal = rules.legal_cards(hand, so_far)
-                    _check(play.card in legal, f"{at}: {play} was illegal on {so_far} (R5)")
-                hand.remove(play.card)
-                so_far.append(play)
-            result = rules.resolve_trick(so_far)
-            _check(trick.destroyed_by == (result.destroyed_by or ""), f"{at}: destroyed (R7)")
-            _check(trick.bonus == result.bonus, f"{at}: bonus {trick.bonus} != {result.bonus}")
-            if result.winner is None:
-                _check(trick.winner_id is None and not trick.won_by_ghost, f"{at}: winner")
-                destroyed += 1
-            else:
-                who = order[result.winner]
-                _check(trick.winner_id == seat_pk(who), f"{at}: winner (R6, R7)")
-                _check(trick.won_by_ghost == (who == rules.GHOST), f"{at}: won_by_ghost")
-                if who == rules.GHOST:
-                    ghost_won += 1
-                else:
-                    won[who] += 1
-                    bonus[who] += result.bonus
-            next_leader = seat_pk(order[result.next_leader])
-            _check(trick.next_leader_id == next_leader, f"{at}: next leader (R6, R7)")
-            leader = next_leader
-        _check(all(not cards for cards in remaining.values()), f"{where}: unplayed cards")
-        _check(played_count == n * (humans + ghost), f"{where}: {played_count} plays")
-        _check(sum(won) + ghost_won + destroyed == n, f"{where}: won + destroyed != dealt")
-
-        round_scores = {s.seat_id: s for s in scores[game_round.pk]}
-        _check(set(round_scores) == set(pk_of), f"{where}: one score per player")
-        line: dict[str, Any] = {
-            "round": number,
-            "cards": n,
-            "dealer": seats[dealer].user.username,
-            "opener": seats[opener].user.username,
-            "bids": [],
-            "won": won,
-            "ghost_won": ghost_won,
-            "destroyed": destroyed,
-            "base": [],
-            "bonus": [],
-            "total": [],
-            "running": [],
-        }
-        for index, pk in enumerate(pk_of):
-            row = round_scores[pk]
-            expected = rules.score_round(round_bids[pk], won[index], n, bonus[index])
-            _check(row.bid == round_bids[pk], f"{where}: recorded bid of seat {index + 1}")
-            _check(row.won == won[index], f"{where}: recorded tricks of seat {index + 1}")
-            _check(
-                (row.base, row.bonus, row.total) == (expected.base, expected.bonus, expected.total),
-                f"{where}: score of seat {index + 1} {row.base}/{row.bonus}/{row.total} (R9)",
-            )
-            running[index] += expected.total
-            _check(row.running_total == running[index], f"{where}: running total (R10)")
-            line["bids"].append(round_bids[pk])
-            line["base"].append(expected.base)
-            line["bonus"].append(expected.bonus)
-            line["total"].append(expected.total)
-            line["running"].append(running[index])
-        report_rounds.append(line)
-
-    all_scores = [s for rows in scores.values() for s in rows]
-    for index, pk in enumerate(pk_of):
-        mine = sum(s.total for s in all_scores if s.seat_id == pk)
-        _check(mine == running[index], f"seat {index + 1}: totals != sum of round totals")
+        rows = [scores[game_round.pk].get(seat.pk) for seat in seats]
+        _check(all(rows), f"round {game_round.number}: one score per player")
+        tricks = outcomes[game_round.pk]
+        report_rounds.append(
+            {
+                "round": game_round.number,
+                "cards": game_round.cards_dealt,
+                "dealer": game_round.dealer.user.username,
+                "opener": game_round.opener.user.username,
+                "bids": [row.bid for row in rows if row],
+                "won": [row.won for row in rows if row],
+                "ghost_won": sum(t.won_by_ghost for t in tricks),
+                "destroyed": sum(bool(t.destroyed_by) for t in tricks),
+                "base": [row.base for row in rows if row],
+                "bonus": [row.bonus for row in rows if row],
+                "total": [row.total for row in rows if row],
+                "running": [row.running_total for row in rows if row],
+            }
+        )
+    totals = report_rounds[-1]["running"]
+    for index, total in enumerate(totals):
+        summed = sum(line["total"][index] for line in report_rounds)
+        _check(summed == total, f"seat {index + 1}: totals != sum of round totals")
     names = [s.user.username for s in seats]
-    best = rules.winners(dict(enumerate(running)))
     return {
         "table": table.pk,
         "seed": table.seed,
         "players": names,
-        "ghost": ghost,
+        "ghost": table.uses_ghost,
         "rounds": report_rounds,
-        "totals": running,
-        "winners": [names[i] for i in best],
+        "totals": totals,
+        "winners": [names[i] for i in rules.winners(dict(enumerate(totals)))],
     }
 
 

@@ -1,0 +1,318 @@
+"""Browser tests: real chromium (Playwright, sync API) against a real daphne.
+
+pytest-django's live_server speaks no websocket, so this session starts daphne
+itself, on a free port, against a database of its own:
+
+- SQLite (the default): a temporary file, ``DATABASE_URL=sqlite:////tmp/.../browser.sqlite3``;
+- PostgreSQL (``DATABASE_URL=postgres://...``, as CI sets it): a dedicated database
+  ``skullking_browser_<pid>``, created here, migrated, and dropped at the end.
+
+The schema comes from ``manage.py migrate`` run in a subprocess and the users from
+``manage.py shell -c``, so the test process itself never opens a database: nothing
+here is marked ``django_db``. ``REDIS_URL``, when set, is passed on unchanged
+(channel layer and cache of the server).
+
+Run with ``pytest -m browser -p no:asyncio`` (sync Playwright and pytest-asyncio
+clash in one process). Every player gets a browser context of their own.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+ROOT = Path(__file__).resolve().parents[2]
+VENV_PYTHON = ROOT / ".venv" / "bin" / "python"
+PYTHON = str(VENV_PYTHON) if VENV_PYTHON.exists() else sys.executable
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+DAPHNE = (PYTHON, "-m", "daphne", "-b", "127.0.0.1")
+PASSWORD = "Parrot-and-plank-42"
+#: Users created for the whole session (the sign-up test makes its own).
+USERS = ("ann", "bob", "cid", "dee", "eve", "fay")
+#: Every expect() waits at most this long: a few seconds, generous for a 2-core box.
+EXPECT_TIMEOUT_MS = 8_000
+ACTION_TIMEOUT_MS = 10_000
+
+expect.set_options(timeout=EXPECT_TIMEOUT_MS)
+
+
+# ---------------------------------------------------------------------------
+# chromium
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
+    """Debian's chromium: Playwright cannot download its own browser here."""
+    return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
+
+
+# ---------------------------------------------------------------------------
+# the server and its database
+# ---------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _postgres_database(base_url: str) -> tuple[str, Callable[[], None]]:
+    """Create a fresh dedicated database next to ``base_url``'s; return its URL and a dropper."""
+    import psycopg
+    from psycopg import sql
+
+    parts = urlsplit(base_url)
+    name = f"skullking_browser_{os.getpid()}"
+    url = urlunsplit(parts._replace(path=f"/{name}"))
+    candidates = [base_url, urlunsplit(parts._replace(path="/postgres"))]
+
+    def admin() -> psycopg.Connection[Any]:
+        last: Exception | None = None
+        for candidate in candidates:
+            try:
+                return psycopg.connect(candidate, autocommit=True, connect_timeout=10)
+            except psycopg.OperationalError as error:
+                last = error
+        raise RuntimeError(f"cannot reach PostgreSQL at {base_url}: {last}")
+
+    def drop() -> None:
+        with admin() as conn:
+            conn.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
+
+    drop()
+    with admin() as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    return url, drop
+
+
+@dataclass
+class Server:
+    url: str
+    env: dict[str, str]
+    log_path: Path
+    process: subprocess.Popen[bytes] | None = None
+
+    def manage(self, *args: str, timeout: float = 180) -> str:
+        """Run ``manage.py <args>`` against the server's database; return its stdout."""
+        done = subprocess.run(
+            [PYTHON, "manage.py", *args],
+            cwd=ROOT,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        if done.returncode != 0:
+            raise RuntimeError(
+                f"manage.py {args[0]} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
+            )
+        return done.stdout
+
+    def shell(self, code: str) -> str:
+        return self.manage("shell", "--no-imports", "-c", code)
+
+    def log_tail(self, lines: int = 60) -> str:
+        try:
+            text = self.log_path.read_text(errors="replace")
+        except OSError:
+            return ""
+        return "\n".join(text.splitlines()[-lines:])
+
+
+def _wait_for_port(server: Server, port: int, timeout: float = 45) -> None:
+    deadline = time.monotonic() + timeout
+    assert server.process is not None
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            raise RuntimeError(f"daphne exited ({server.process.returncode}):\n{server.log_tail()}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"daphne did not listen on {port} within {timeout}s:\n{server.log_tail()}")
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """daphne on a free port with a migrated database of its own and the USERS created."""
+    tmp = tmp_path_factory.mktemp("browser")
+    base_db = os.environ.get("DATABASE_URL", "")
+    drop: Callable[[], None] | None = None
+    if base_db.startswith(("postgres://", "postgresql://", "pgsql://")):
+        db_url, drop = _postgres_database(base_db)
+    else:
+        db_url = f"sqlite:///{tmp / 'browser.sqlite3'}"
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DATABASE_URL": db_url,
+        # Development mode: plain http, static files straight from the finders.
+        "DJANGO_ENV": "development",
+        "DJANGO_DEBUG": "1",
+        # Many sign-ups and log-ins from 127.0.0.1 in one run (and Redis keeps counters).
+        "SIGNUP_RATE_LIMIT": "100000",
+        "AXES_FAILURE_LIMIT": "100000",
+        "PYTHONUNBUFFERED": "1",
+    }
+    port = _free_port()
+    srv = Server(url=f"http://127.0.0.1:{port}", env=env, log_path=tmp / "daphne.log")
+    try:
+        srv.manage("migrate", "--noinput", "-v", "0")
+        names = ", ".join(repr(n) for n in USERS)
+        srv.shell(
+            "from django.contrib.auth import get_user_model\n"
+            "User = get_user_model()\n"
+            f"for name in ({names},):\n"
+            f"    User.objects.create_user(name, password={PASSWORD!r})\n"
+        )
+        with srv.log_path.open("wb") as log:
+            srv.process = subprocess.Popen(
+                [*DAPHNE, "-p", str(port), "config.asgi:application"],
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        _wait_for_port(srv, port)
+        yield srv
+    finally:
+        if srv.process is not None:
+            _stop(srv.process)
+        if drop is not None:
+            drop()
+
+
+# ---------------------------------------------------------------------------
+# players: one browser context each
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Player:
+    name: str
+    context: BrowserContext
+    page: Page
+    errors: list[str] = field(default_factory=list)
+
+    def goto(self, path: str) -> Any:
+        return self.page.goto(path)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    setattr(item, f"rep_{report.when}", report)
+    return report
+
+
+def log_in(page: Page, name: str, password: str = PASSWORD) -> None:
+    page.goto("/accounts/login/")
+    form = page.locator("form").filter(has=page.locator('input[name="password"]'))
+    form.locator('input[name="username"]').fill(name)
+    form.locator('input[name="password"]').fill(password)
+    form.locator('[type="submit"]').click()
+    expect(page).not_to_have_url(re.compile(r"/accounts/login/"))
+
+
+def sign_up(page: Page, name: str, password: str = PASSWORD) -> None:
+    page.goto("/accounts/signup/")
+    form = page.locator("form").filter(has=page.locator('input[name="password1"]'))
+    form.locator('input[name="username"]').fill(name)
+    form.locator('input[name="password1"]').fill(password)
+    form.locator('input[name="password2"]').fill(password)
+    form.locator('[type="submit"]').click()
+    expect(page).not_to_have_url(re.compile(r"/accounts/signup/"))
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
+
+
+@pytest.fixture
+def open_player(
+    browser: Browser, server: Server, artifacts: Path, request: pytest.FixtureRequest
+) -> Iterator[Callable[..., Player]]:
+    """``open_player(name, login=True)``: a fresh browser context (own cookies), logged in."""
+    players: list[Player] = []
+
+    def _open(name: str, *, login: bool = True) -> Player:
+        context = browser.new_context(base_url=server.url, viewport={"width": 1280, "height": 900})
+        context.set_default_timeout(ACTION_TIMEOUT_MS)
+        context.set_default_navigation_timeout(ACTION_TIMEOUT_MS)
+        page = context.new_page()
+        player = Player(name=name, context=context, page=page)
+        page.on("pageerror", lambda exc: player.errors.append(f"pageerror: {exc}"))
+        page.on(
+            "console",
+            lambda msg: (
+                player.errors.append(
+                    f"console {msg.type} at {msg.location.get('url')}:"
+                    f"{msg.location.get('lineNumber')}: {msg.text}"
+                )
+                if msg.type == "error"
+                else None
+            ),
+        )
+        players.append(player)
+        if login:
+            log_in(page, name)
+        return player
+
+    yield _open
+
+    report = getattr(request.node, "rep_call", None)
+    if report is not None and report.failed:
+        for player in players:
+            try:
+                player.page.screenshot(
+                    path=artifacts / f"failed-{request.node.name}-{player.name}.png",
+                    full_page=True,
+                )
+            except Exception as error:  # a closed page must not hide the real failure
+                print(f"screenshot of {player.name} failed: {error}")
+            if player.errors:
+                print(f"{player.name}'s browser errors:", *player.errors[-20:], sep="\n  ")
+        print("daphne log (tail):\n" + server.log_tail())
+    for player in players:
+        player.context.close()

@@ -1,0 +1,492 @@
+"""Whole games in real browsers, one context per player, against daphne (see conftest).
+
+Everything is done by clicking, as a player would; pages are never reloaded
+except in the reload test, so every change a player sees on another player's
+move arrived over the table's websocket (htmx ws extension, oob swaps).
+
+How the tests keep in step with the table without sleeping: every live region
+carries the table version (``data-version``). After a click the actor's page
+shows a newer version (the htmx response); ``settle`` then waits until every
+page shows that same version, which only a push can bring to the others.
+
+Random choices (bids, cards, the Tigress) come from one seeded generator:
+``BROWSER_SEED=<n>`` replays the same choices (the deal itself is the server's).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from playwright.sync_api import Locator, Page, expect
+
+from .conftest import EXPECT_TIMEOUT_MS, Player, Server, sign_up
+
+pytestmark = pytest.mark.browser
+
+SEED = int(os.environ.get("BROWSER_SEED", "20260401"))
+ROUNDS = 10
+PLAY_LABEL = re.compile(r"^Play [A-Z0-9]+$")  # a legal card (the Tigress asks pirate/escape next)
+TABLE_URL = re.compile(r"/tables/(\d+)/$")
+GHOST_NAME = "Graybeard"
+
+OpenPlayer = Callable[..., Player]
+
+
+# ---------------------------------------------------------------------------
+# reading the page
+# ---------------------------------------------------------------------------
+
+
+def version(player: Player) -> int:
+    value = player.page.locator("#status").get_attribute("data-version")
+    assert value is not None and value.isdigit(), f"{player.name}: #status has no data-version"
+    return int(value)
+
+
+def settle(players: Sequence[Player]) -> int:
+    """Wait until every page shows the newest version any of them shows; return it."""
+    target = max(version(p) for p in players)
+    for p in players:
+        for region in ("#status", "#trick", "#hand", "#controls"):
+            expect(
+                p.page.locator(region), f"{p.name}'s {region} did not catch up live"
+            ).to_have_attribute("data-version", str(target))
+    return target
+
+
+def wait_past(player: Player, before: int) -> int:
+    """After a click: wait for the actor's own page to show a version newer than ``before``."""
+    deadline = time.monotonic() + EXPECT_TIMEOUT_MS / 1000
+    while True:
+        error = player.page.locator("#error")
+        if error.count() and error.inner_text().strip():
+            pytest.fail(f"{player.name}'s move was refused: {error.inner_text().strip()}")
+        now = version(player)
+        if now > before:
+            return now
+        if time.monotonic() > deadline:
+            pytest.fail(f"{player.name}'s page still shows version {now} after the click")
+        time.sleep(0.03)  # tiny polling step
+
+
+def hand_codes(player: Player) -> list[str]:
+    return player.page.locator("#hand [data-card]").evaluate_all(
+        "els => els.map(e => e.dataset.card)"
+    )
+
+
+def playable(player: Player) -> list[str]:
+    """Codes of the cards this player may play now (enabled "Play X" controls)."""
+    labels = (
+        player.page.locator("#hand")
+        .get_by_label(PLAY_LABEL)
+        .evaluate_all(
+            "els => els.filter(e => !e.disabled && e.getAttribute('aria-disabled') !== 'true')"
+            ".map(e => e.getAttribute('aria-label'))"
+        )
+    )
+    return sorted({label.removeprefix("Play ") for label in labels})
+
+
+def region_text(player: Player, region: str) -> str:
+    return player.page.locator(region).inner_text()
+
+
+def assert_no_browser_errors(players: Sequence[Player]) -> None:
+    """No script error and no CSP violation on any page (each distinct one listed once)."""
+    seen: Counter[str] = Counter(
+        f"{p.name}: {e[:200]}"
+        for p in players
+        for e in p.errors
+        if e.startswith("pageerror") or "Content Security Policy" in e
+    )
+    assert not seen, "browser errors:\n" + "\n".join(f"{n}x {e}" for e, n in seen.items())
+
+
+def button(page: Page, name: str) -> Locator:
+    return page.get_by_role("button", name=name, exact=True)
+
+
+# ---------------------------------------------------------------------------
+# doing things
+# ---------------------------------------------------------------------------
+
+
+def create_table(host: Player, *, ghost: bool = True) -> int:
+    host.goto("/")
+    checkbox = host.page.get_by_label("Ghost player (Graybeard)")
+    checkbox.set_checked(ghost)
+    button(host.page, "Create table").click()
+    expect(host.page).to_have_url(TABLE_URL)
+    match = TABLE_URL.search(host.page.url)
+    assert match is not None
+    expect(host.page.locator("#status")).to_be_visible()
+    return int(match.group(1))
+
+
+def invite_link(host: Player) -> str:
+    link = host.page.locator("#invite-link").input_value()
+    assert re.search(r"/join/[A-Za-z0-9_-]+/$", link), link
+    return link
+
+
+def join(player: Player, link: str, table_id: int) -> None:
+    player.goto(link)
+    button(player.page, "Join this table").click()
+    expect(player.page).to_have_url(re.compile(rf"/tables/{table_id}/$"))
+    expect(player.page.locator("#seats")).to_contain_text(player.name)
+
+
+def seat_table(open_player: OpenPlayer, names: Sequence[str], *, ghost: bool = True):
+    """Log everyone in, the first creates a table, the others join by the invite link."""
+    players = [open_player(name) for name in names]
+    host = players[0]
+    table_id = create_table(host, ghost=ghost)
+    link = invite_link(host)
+    for player in players[1:]:
+        join(player, link, table_id)
+        # The host's page learns about the newcomer without a reload.
+        expect(host.page.locator("#seats")).to_contain_text(player.name)
+    return players, table_id
+
+
+def start(players: Sequence[Player]) -> None:
+    host = players[0]
+    before = settle(players)
+    button(host.page, "Start game").click()
+    wait_past(host, before)
+    for p in players:
+        expect(button(p.page, "Bid 1"), f"{p.name} got no bid buttons live").to_be_visible()
+    settle(players)
+
+
+def bid(player: Player, value: int, players: Sequence[Player]) -> None:
+    before = settle(players)
+    button(player.page, f"Bid {value}").click()
+    wait_past(player, before)
+    expect(button(player.page, "Bid 0")).to_have_count(0)
+    settle(players)
+
+
+def play(player: Player, code: str, rng: random.Random, players: Sequence[Player]) -> str:
+    """Click ``code`` in the player's hand; returns the card's notation as played."""
+    page = player.page
+    before = settle(players)
+    if code == "TIG":
+        # The Tigress asks: pirate or escape? (R1, R5)
+        page.locator("#hand").get_by_label("Play TIG", exact=True).click()
+        choice = rng.choice(("pirate", "escape"))
+        button(page, f"Play TIG as {choice}").click()
+        played = f"TIG:{choice}"
+    else:
+        target = page.locator("#hand").get_by_role("button", name=f"Play {code}", exact=True)
+        expect(target).to_be_enabled()
+        target.click()
+        played = code
+    wait_past(player, before)
+    expect(page.locator(f'#hand [data-card="{code}"]')).to_have_count(0)
+    for p in players:
+        # Everyone sees the card land in the trick, live.
+        expect(
+            p.page.locator(f'#trick [data-card="{code}"]'), f"{p.name} did not see {played}"
+        ).to_have_count(1)
+    settle(players)
+    return played
+
+
+def host_presses(host: Player, name: str, players: Sequence[Player]) -> None:
+    before = settle(players)
+    for p in players[1:]:
+        # Nobody but the host moves the table on (R11).
+        expect(button(p.page, name)).to_have_count(0)
+    button(host.page, name).click()
+    wait_past(host, before)
+    settle(players)
+
+
+# ---------------------------------------------------------------------------
+# a whole round / game
+# ---------------------------------------------------------------------------
+
+
+def play_round(
+    players: Sequence[Player],
+    number: int,
+    rng: random.Random,
+    *,
+    ghost: bool = False,
+    on_trick: Callable[[int, int], None] | None = None,
+) -> list[str]:
+    """Bid and play round ``number`` up to its summary; returns who led each trick."""
+    host = players[0]
+    settle(players)
+    for p in players:
+        expect(button(p.page, f"Bid {number}"), f"{p.name}: no 'Bid {number}'").to_be_visible()
+        expect(button(p.page, f"Bid {number + 1}")).to_have_count(0)
+        assert len(hand_codes(p)) == number, f"{p.name} holds {hand_codes(p)} in round {number}"
+    for p in rng.sample(list(players), len(players)):  # bids are in any order (R4)
+        bid(p, rng.randint(0, number), players)
+
+    seats = len(players) + (1 if ghost else 0)
+    leaders: list[str] = []
+    for trick in range(1, number + 1):
+        settle(players)
+        for p in players:
+            expect(p.page.locator("#trick")).to_contain_text(f"Trick {trick} of {number}")
+        first = True
+        while (
+            not button(host.page, "Next trick").count()
+            and not button(host.page, "Next round").count()
+        ):
+            if host.page.locator("#status").get_by_text("Final standings").count():
+                break
+            settle(players)
+            # Exactly one page offers playable cards: the player whose turn it is.
+            offers = {p.name: playable(p) for p in players}
+            actors = [p for p in players if offers[p.name]]
+            assert len(actors) == 1, f"playable cards per player: {offers}"
+            actor = actors[0]
+            for other in players:
+                if other is not actor:
+                    expect(other.page.locator("#hand").get_by_label(PLAY_LABEL)).to_have_count(0)
+            if first:
+                leaders.append(actor.name)
+                first = False
+            if on_trick is not None:
+                on_trick(number, trick)
+            play(actor, rng.choice(offers[actor.name]), rng, players)
+        settle(players)
+        for p in players:
+            expect(p.page.locator("#trick [data-card]")).to_have_count(seats)
+        if trick < number:
+            previous = hand_codes(host)
+            host_presses(host, "Next trick", players)
+            assert hand_codes(host) == previous
+    for p in players:
+        expect(p.page.locator("#scores"), f"{p.name}: no round summary").to_contain_text(
+            f"Round {number} summary"
+        )
+    return leaders
+
+
+# ---------------------------------------------------------------------------
+# the tests
+# ---------------------------------------------------------------------------
+
+
+def test_three_players_play_a_complete_game(
+    open_player: OpenPlayer, server: Server, artifacts: Path
+) -> None:
+    rng = random.Random(SEED)
+    print(f"BROWSER_SEED={SEED}")
+    # The host signs up through the page; the others log in (conftest created them).
+    host = open_player(f"hana{uuid.uuid4().hex[:6]}", login=False)
+    sign_up(host.page, host.name)
+    players = [host, open_player("bob"), open_player("cid")]
+    table_id = create_table(host, ghost=True)  # 3 players: the ghost never plays (R8)
+    link = invite_link(host)
+    for player in players[1:]:
+        join(player, link, table_id)
+        expect(host.page.locator("#seats")).to_contain_text(player.name)
+    start(players)
+    expect(host.page.locator("#seats")).not_to_contain_text(GHOST_NAME)
+
+    shot: dict[str, bool] = {"taken": False}
+
+    def mid_game(number: int, trick: int) -> None:
+        if not shot["taken"] and number == 5 and trick == 3:
+            host.page.screenshot(
+                path=artifacts / "table-mid-game.png", full_page=True, caret="initial"
+            )
+            shot["taken"] = True
+
+    for number in range(1, ROUNDS + 1):
+        play_round(players, number, rng, on_trick=mid_game)
+        if number < ROUNDS:
+            host_presses(host, "Next round", players)
+    assert shot["taken"]
+
+    settle(players)
+    for p in players:
+        expect(p.page.locator("#status")).to_contain_text("Final standings")
+        expect(p.page.locator("#status")).to_contain_text("Game over")
+        expect(button(p.page, "Next round")).to_have_count(0)
+    host.page.screenshot(path=artifacts / "final-standings.png", full_page=True, caret="initial")
+    standings = {p.name: region_text(p, "#status") for p in players}
+    sheets = {p.name: region_text(p, "#scores") for p in players}
+    assert len(set(standings.values())) == 1, standings
+    assert len(set(sheets.values())) == 1, sheets
+
+    # The pages agree with the rows: each player's final total as stored.
+    totals = server.shell(
+        "from games.models import RoundScore\n"
+        f"for s in RoundScore.objects.filter(round__table_id={table_id}, round__number=10)"
+        ".select_related('seat__user'):\n"
+        "    print(s.seat.user.username, s.running_total)\n"
+    )
+    final = dict(line.split() for line in totals.strip().splitlines())
+    assert set(final) == {p.name for p in players}
+    shown = standings[host.name]
+    for name, total in final.items():
+        assert re.search(rf"{re.escape(name)}\s+{total} points", shown), (name, total, shown)
+
+    assert_no_browser_errors(players)
+
+
+def test_two_players_with_the_ghost(open_player: OpenPlayer) -> None:
+    rng = random.Random(SEED + 2)
+    players, _table_id = seat_table(open_player, ["ann", "dee"], ghost=True)
+    start(players)
+    for p in players:
+        expect(p.page.locator("#seats")).to_contain_text(GHOST_NAME)
+    openers = []
+    for number in (1, 2, 3):
+        leaders = play_round(players, number, rng, ghost=True)
+        # The ghost never opens a round: a human leads trick 1 (R3, R8).
+        openers.append(leaders[0])
+        if number < 3:
+            host_presses(players[0], "Next round", players)
+    # Round 1 is dealt by the host, so the other human opens; then they alternate (R3).
+    assert openers == ["dee", "ann", "dee"], openers
+    for p in players:
+        # The ghost bids nothing and scores nothing: no column in the score sheet.
+        expect(p.page.locator("#scores")).not_to_contain_text(GHOST_NAME)
+    assert_no_browser_errors(players)
+
+
+def deal_round_one(server: Server, table_id: int, seat: int, card: str, humans: int) -> None:
+    """Give the table a seed whose round-1 deal hands ``card`` to human ``seat`` (0-based).
+
+    The deal is the server's (a seed per table); this picks a seed with the engine's own
+    functions and stores it before the start, so that a test can rely on one card.
+    """
+    from games import rules
+    from games.actions import _round_seed  # the seed of round n, derived from the table's
+
+    for seed in range(1, 100_000):
+        round_seed = _round_seed(SimpleNamespace(seed=seed), 1)
+        if card in {str(c) for c in rules.deal(round_seed, 1, humans, False).hands[seat]}:
+            break
+    else:
+        pytest.fail(f"no seed deals {card} to seat {seat}")
+    server.shell(
+        "from games.models import Table\n"
+        f"assert Table.objects.filter(pk={table_id}, status='waiting').update(seed={seed}) == 1\n"
+    )
+
+
+def test_reload_in_the_middle_of_a_trick_restores_the_page(
+    open_player: OpenPlayer, server: Server
+) -> None:
+    rng = random.Random(SEED + 3)
+    players, table_id = seat_table(open_player, ["cid", "ann"], ghost=False)
+    # ann (seat 2) opens round 1 and is dealt the Tigress: she must choose (R1, R5).
+    deal_round_one(server, table_id, seat=1, card="TIG", humans=2)
+    start(players)
+    expect(players[0].page.locator("#seats")).not_to_contain_text(GHOST_NAME)
+    for p in players:
+        bid(p, rng.randint(0, 1), players)
+    settle(players)
+    actors = [p for p in players if playable(p)]
+    assert [a.name for a in actors] == ["ann"]  # round 1: the player after the dealer opens
+    actor = actors[0]
+    assert playable(actor) == ["TIG"]
+    played = play(actor, "TIG", rng, players)
+    for p in players:
+        expect(p.page.locator('#trick [data-card="TIG"]')).to_have_attribute(
+            "data-as", played.removeprefix("TIG:")
+        )
+
+    # Mid-trick: one card on the table, the other player to move.
+    settled = settle(players)
+    before = {p.name: (region_text(p, "#trick"), region_text(p, "#hand")) for p in players}
+    for p in players:
+        p.page.reload()
+        expect(p.page.locator("#status")).to_have_attribute("data-version", str(settled))
+    settle(players)
+    after = {p.name: (region_text(p, "#trick"), region_text(p, "#hand")) for p in players}
+    assert after == before
+
+    # The reloaded pages are live again: the trick finishes on both without a reload.
+    other = next(p for p in players if p is not actor)
+    play(other, rng.choice(playable(other)), rng, players)
+    for p in players:
+        expect(p.page.locator("#trick [data-card]")).to_have_count(2)
+    expect(players[0].page.locator("#scores")).to_contain_text("Round 1 summary")
+    assert_no_browser_errors(players)
+
+
+def test_chat_is_live_and_for_seated_players_only(open_player: OpenPlayer) -> None:
+    players, table_id = seat_table(open_player, ["dee", "bob"])
+    host, guest = players
+    hello = f"Ahoy {uuid.uuid4().hex[:8]}"
+    reply = f"Arr {uuid.uuid4().hex[:8]}"
+
+    def say(player: Player, text: str) -> None:
+        player.page.locator("#chat-text").fill(text)
+        button(player.page, "Send").click()
+
+    say(host, hello)
+    for p in players:
+        expect(p.page.locator("#chat-log")).to_contain_text(hello)
+    say(guest, reply)
+    for p in players:
+        expect(p.page.locator("#chat-log")).to_contain_text(reply)
+    expect(host.page.locator("#chat-text")).to_have_value("")
+
+    # A stranger: the table page is refused, and so is its websocket.
+    stranger = open_player("fay")
+    response = stranger.goto(f"/tables/{table_id}/")
+    assert response is not None and response.status == 403
+    expect(stranger.page.locator("body")).not_to_contain_text(hello)
+    stranger.goto("/")
+    outcome: dict[str, Any] = stranger.page.evaluate(
+        """(path) => new Promise((resolve) => {
+            const seen = [];
+            const ws = new WebSocket(`ws://${location.host}${path}`);
+            ws.onmessage = (e) => seen.push(String(e.data));
+            ws.onclose = (e) => resolve({code: e.code, messages: seen});
+            setTimeout(() => resolve({code: -1, messages: seen}), 5000);
+        })""",
+        f"/ws/tables/{table_id}/",
+    )
+    assert outcome["code"] == 4403, outcome
+    assert not any(hello in m or reply in m for m in outcome["messages"]), outcome
+    # A chat post by the stranger is refused and reaches nobody.
+    status = stranger.page.evaluate(
+        """async (url) => {
+            const token = document.cookie.match(/csrftoken=([^;]+)/)?.[1] ?? "";
+            const r = await fetch(url, {method: "POST", headers: {"X-CSRFToken": token},
+                                        body: new URLSearchParams({text: "let me in"})});
+            return r.status;
+        }""",
+        f"/tables/{table_id}/chat/",
+    )
+    assert status == 403
+    expect(host.page.locator("#chat-log")).not_to_contain_text("let me in")
+    assert_no_browser_errors(players)
+
+
+def test_copy_invite_link_button(open_player: OpenPlayer, server: Server) -> None:
+    host = open_player("eve")
+    host.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url)
+    create_table(host)
+    link = invite_link(host)
+    button(host.page, "Copy invite link").click()
+    copied = ""
+    deadline = time.monotonic() + 3
+    while copied != link and time.monotonic() < deadline:
+        copied = host.page.evaluate("() => navigator.clipboard.readText()")
+        time.sleep(0.05)  # tiny polling step: the copy is asynchronous
+    assert copied == link, f"the Copy button put {copied!r} on the clipboard, not {link!r}"
+    assert_no_browser_errors([host])
