@@ -126,6 +126,19 @@ def create_table(user: Any, *, ghost: bool = True) -> Table:
     return table
 
 
+def join_refusal(table: Table, seated: int) -> ActionError | None:
+    """Why a newcomer cannot take a seat at this table now (None: they can)."""
+    if table.is_over:
+        return ActionError(_("This game is over: nobody can join it now."), 409)
+    if table.status != Table.Status.WAITING:
+        return ActionError(_("This game has already started: nobody can join it now."), 409)
+    if seated >= MAX_SEATS:
+        return ActionError(
+            _("This table is full: %(count)d players is the most.") % {"count": MAX_SEATS}, 409
+        )
+    return None
+
+
 @_atomic_action
 def join_table(user: Any, token: str) -> Table:
     table_id = Table.objects.filter(invite_token=str(token)[:64]).values_list("pk", flat=True)
@@ -135,12 +148,9 @@ def join_table(user: Any, token: str) -> Table:
     seats = list(Seat.objects.filter(table=table).order_by("position"))
     if any(seat.user_id == user.pk for seat in seats):
         return table  # already seated: opening the link again just shows the table
-    if table.is_over:
-        raise ActionError(_("This table is closed; ask for a new invite."), 409)
-    if table.status != Table.Status.WAITING:
-        raise ActionError(_("This game has already started; no more players can join."), 409)
-    if len(seats) >= MAX_SEATS:
-        raise ActionError(_("This table is full (8 players)."), 409)
+    refusal = join_refusal(table, len(seats))
+    if refusal is not None:
+        raise refusal
     Seat.objects.create(table=table, user=user, position=len(seats) + 1)
     return _bump(table)
 

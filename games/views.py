@@ -193,16 +193,8 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
             return _see_other(url)
     elif seated:
         return HttpResponseRedirect(reverse("table", args=[table.pk]))
-    else:
-        if table.status == Table.Status.PLAYING:
-            error, status = _("This game has already started: nobody can join it now."), 409
-        elif table.is_over:
-            error, status = _("This game is over: nobody can join it now."), 409
-        elif len(seats) >= MAX_SEATS:
-            error, status = (
-                _("This table is full: %(count)d players is the most.") % {"count": MAX_SEATS},
-                409,
-            )
+    elif (refusal := actions.join_refusal(table, len(seats))) is not None:
+        error, status = refusal.message, refusal.status
     context = {
         "table": table,
         "players": [seat.user.username for seat in seats],
