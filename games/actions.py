@@ -9,6 +9,7 @@ ActionError before anything is written, so it changes nothing.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -34,6 +35,8 @@ from .models import (
 )
 from .state import GHOST, GameState, load_state
 
+INTEGER = re.compile(r"-?[0-9]{1,12}")
+
 
 class ActionError(Exception):
     """A refused action: a message for the page and the HTTP status to answer with."""
@@ -52,7 +55,8 @@ def parse_int(value: Any, what: str) -> int:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     text = str(value).strip() if value is not None else ""
-    if not text or len(text) > 12 or not text.lstrip("-").isdigit():
+    # ASCII digits only: str.isdigit() also accepts "²" and "٣", which int() refuses or reads.
+    if not INTEGER.fullmatch(text):
         raise ActionError(_("%(what)s must be a whole number.") % {"what": what}, 400)
     return int(text)
 

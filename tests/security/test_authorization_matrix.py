@@ -1,0 +1,676 @@
+"""Who may do what, table by table: every role x every table state x every URL (and the socket).
+
+Roles: anonymous, a logged-in stranger (the host of ANOTHER table: "wrong table"),
+a seated non-host player, the host, staff not seated (staff use the admin, not
+the table page) and staff seated as an ordinary player. Every cell states the
+status the server must answer; a refused cell must change NOTHING in the
+database (snapshot before/after), an allowed one must have made its change.
+
+Table states are real games driven through games.actions (3 players; host at
+seat 1, the player at seat 2 opens round 1 and so plays first), except
+"finished", which is a played round 1 marked finished (authorization only
+depends on the status and phase).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import pytest
+from channels.layers import get_channel_layer
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.urls import reverse
+
+from games import actions, rules
+from games.models import (
+    MAX_SEATS,
+    Bid,
+    ChatMessage,
+    HandCard,
+    Play,
+    Round,
+    RoundScore,
+    Seat,
+    Table,
+    Trick,
+)
+from games.state import load_state
+
+User = get_user_model()
+
+ROLES = ("anonymous", "stranger", "seated", "host", "staff", "staff_seated")
+STATES = (
+    "waiting",
+    "bidding",
+    "playing",
+    "trick_done",
+    "round_done",
+    "finished",
+    "cancelled",
+)
+ACTIONS = (
+    "table",
+    "start",
+    "bid",
+    "play",
+    "next_trick",
+    "next_round",
+    "chat",
+    "invite",
+    "leave",
+    "join_get",
+    "join_post",
+)
+IN_GAME = ("bidding", "playing", "trick_done", "round_done")
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+# ---------------------------------------------------------------------------
+# building a table in a given state
+# ---------------------------------------------------------------------------
+
+
+def make_user(name: str, **extra: Any) -> Any:
+    user = User(username=name, **extra)
+    user.set_unusable_password()
+    user.save()
+    return user
+
+
+def fresh(table: Table) -> Table:
+    return Table.objects.get(pk=table.pk)
+
+
+def _move(table: Table) -> Table:
+    """One legal move (lowest legal card, bid 0); the host moves the table on."""
+    state = load_state(table)
+    host = User.objects.get(pk=table.host_id)
+    if table.phase == Table.Phase.BIDDING:
+        seat = next(s for s in state.seats if s.pk not in state.bids)
+        return actions.place_bid(seat.user, table.pk, table.version, 0)
+    if table.phase == Table.Phase.PLAYING:
+        seat = state.seat_to_play()
+        assert seat is not None
+        code = min(state.legal_cards(seat), key=lambda c: rules.card(c).index)
+        tigress = rules.ESCAPE if rules.needs_choice(rules.card(code)) else ""
+        return actions.play_card(seat.user, table.pk, table.version, code, tigress)
+    if table.phase == Table.Phase.TRICK_DONE:
+        return actions.next_trick(host, table.pk, table.version)
+    if table.phase == Table.Phase.ROUND_DONE:
+        return actions.next_round(host, table.pk, table.version)
+    raise AssertionError(table.phase)
+
+
+def _until(table: Table, phase: str) -> Table:
+    for _ in range(500):
+        if table.phase == phase:
+            return table
+        table = _move(table)
+    raise AssertionError(f"never reached {phase}")
+
+
+def make_users(prefix: str = "") -> dict[str, Any]:
+    return {
+        "anonymous": None,
+        "host": make_user(f"{prefix}hugo"),
+        "seated": make_user(f"{prefix}sara"),
+        "staff_seated": make_user(f"{prefix}stan", is_staff=True),
+        "staff": make_user(f"{prefix}stella", is_staff=True, is_superuser=True),
+        # The stranger is a player, just of another table (the "wrong table" case).
+        "stranger": make_user(f"{prefix}xavier"),
+    }
+
+
+def build_table(state: str, users: dict[str, Any]) -> Table:
+    """A 3-player table (host, seated, staff_seated) in ``state``."""
+    host, seated = users["host"], users["seated"]
+    table = actions.create_table(host, ghost=True)
+    actions.join_table(seated, table.invite_token)
+    actions.join_table(users["staff_seated"], table.invite_token)
+    table = fresh(table)
+    if state != "waiting":
+        table = actions.start_game(host, table.pk, table.version)
+    if state == "playing":
+        table = _until(table, Table.Phase.PLAYING)
+    elif state == "trick_done":
+        # Round 1 has one trick (it ends the round); round 2 has a "trick done" pause.
+        table = _until(table, Table.Phase.ROUND_DONE)
+        table = _until(actions.next_round(host, table.pk, table.version), Table.Phase.TRICK_DONE)
+    elif state in ("round_done", "finished"):
+        table = _until(table, Table.Phase.ROUND_DONE)
+        if state == "finished":
+            Table.objects.filter(pk=table.pk).update(status=Table.Status.FINISHED)
+    elif state == "cancelled":
+        table = actions.leave_table(seated, table.pk)
+    table = fresh(table)
+    status = {"finished": "finished", "cancelled": "cancelled", "waiting": "waiting"}
+    assert table.status == status.get(state, "playing")
+    return table
+
+
+def build(state: str) -> dict[str, Any]:
+    users = make_users("ws-")
+    actions.create_table(users["stranger"], ghost=True)
+    return {"table": build_table(state, users), "users": users}
+
+
+@pytest.fixture(scope="module")
+def world(django_db_setup: Any, django_db_blocker: Any) -> Any:
+    """Every state's table, built once (committed); each test's changes are rolled back."""
+    with django_db_blocker.unblock():
+        users = make_users()
+        actions.create_table(users["stranger"], ghost=True)
+        tables = {state: build_table(state, users) for state in STATES}
+        try:
+            yield {"tables": tables, "users": users}
+        finally:
+            Table.objects.all().delete()
+            User.objects.filter(pk__in=[u.pk for u in users.values() if u]).delete()
+
+
+def cell_world(world: Any, state: str) -> dict[str, Any]:
+    return {"table": fresh(world["tables"][state]), "users": world["users"]}
+
+
+def snapshot(table: Table) -> dict[str, Any]:
+    """Everything an action on ``table`` may write."""
+    row = Table.objects.filter(pk=table.pk).values(
+        "version", "status", "phase", "round_number", "invite_token", "cancelled_by"
+    )[0]
+    rounds = Round.objects.filter(table=table)
+    return {
+        "table": row,
+        "seats": list(
+            Seat.objects.filter(table=table).order_by("pk").values_list("user", "position")
+        ),
+        "rounds": rounds.count(),
+        "bids": list(Bid.objects.filter(round__table=table).values_list("seat", "value")),
+        "tricks": list(
+            Trick.objects.filter(round__table=table).values_list("number", "complete", "winner")
+        ),
+        "plays": Play.objects.filter(round__table=table).count(),
+        "hand_cards": HandCard.objects.filter(round__table=table, played=False).count(),
+        "scores": RoundScore.objects.filter(round__table=table).count(),
+        "chat": ChatMessage.objects.filter(table=table).count(),
+        "all_tables": Table.objects.count(),
+        "all_seats": Seat.objects.count(),
+    }
+
+
+def client_for(user: Any, **kwargs: Any) -> Client:
+    client = Client(raise_request_exception=False, **kwargs)
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+def form_for(action: str, table: Table, user: Any) -> dict[str, str]:
+    """The most legitimate form this user could post: the real move when one exists."""
+    data: dict[str, str] = {"version": str(table.version)}
+    if action == "bid":
+        data["value"] = "0"
+    elif action == "play":
+        # The exact legal card of whoever is to play now (or any card of the
+        # user's own hand): refusals must come from who is asking, not from the card.
+        state = load_state(table)
+        to_play = state.seat_to_play()
+        own = state.seat_of(getattr(user, "pk", None))
+        code = "G1"
+        if own is not None and own == to_play:
+            code = min(state.legal_cards(own), key=lambda c: rules.card(c).index)
+        elif own is not None and state.hand_of(own):
+            code = str(state.hand_of(own)[0])
+        elif to_play is not None:
+            code = min(state.legal_cards(to_play), key=lambda c: rules.card(c).index)
+        data["card"] = code
+        if rules.needs_choice(rules.card(code)):
+            data["tigress_as"] = rules.ESCAPE
+    elif action == "chat":
+        data = {"text": "ahoy"}
+    elif action == "leave":
+        data = {"confirm": "yes"}
+    elif action == "invite":
+        data = {}
+    return data
+
+
+def url_for(action: str, table: Table) -> str:
+    names = {
+        "table": "table",
+        "start": "start_game",
+        "bid": "place_bid",
+        "play": "play_card",
+        "next_trick": "next_trick",
+        "next_round": "next_round",
+        "chat": "post_chat",
+        "invite": "rotate_invite",
+        "leave": "leave_table",
+    }
+    if action in ("join_get", "join_post"):
+        return reverse("join", args=[table.invite_token])
+    return reverse(names[action], args=[table.pk])
+
+
+# ---------------------------------------------------------------------------
+# the expected matrix
+# ---------------------------------------------------------------------------
+
+# (status, changes the database?)
+Cell = tuple[int, bool]
+LOGIN = (302, False)
+
+
+def expected(role: str, state: str, action: str) -> Cell:
+    if role == "anonymous":
+        return LOGIN
+    seated = role in ("seated", "host", "staff_seated")
+    over = state in ("finished", "cancelled")
+    if action == "join_get":
+        if seated:
+            return (302, False)  # straight to the table
+        return (200, False) if state == "waiting" else (409, False)
+    if action == "join_post":
+        if seated:
+            return (303, False)  # already seated: just shows the table
+        return (303, True) if state == "waiting" else (409, False)
+    if not seated:  # stranger and staff alike: not players of this table
+        return (403, False)
+    if action == "table":
+        return (200, False)
+    if action == "chat":
+        return (303, True)  # R11: seated players chat, whatever the state
+    if action == "leave":
+        return (409, False) if over else (303, True)
+    is_host = role == "host"
+    if action in ("start", "invite", "next_trick", "next_round") and not is_host:
+        return (403, False)
+    if action == "start":
+        return (303, True) if state == "waiting" else (409, False)
+    if action == "invite":
+        return (303, True) if state == "waiting" else (409, False)
+    if action == "next_trick":
+        return (303, True) if state == "trick_done" else (409, False)
+    if action == "next_round":
+        return (303, True) if state == "round_done" else (409, False)
+    if action == "bid":
+        return (303, True) if state == "bidding" else (409, False)
+    if action == "play":
+        # Seat 2 ("seated") opens round 1; everyone else is out of turn.
+        return (303, True) if state == "playing" and role == "seated" else (409, False)
+    raise AssertionError(action)
+
+
+MATRIX = [
+    pytest.param(role, state, action, id=f"{state}-{action}-{role}")
+    for state in STATES
+    for action in ACTIONS
+    for role in ROLES
+]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("role", "state", "action"), MATRIX)
+def test_matrix_cell(world: Any, role: str, state: str, action: str) -> None:
+    cell = cell_world(world, state)
+    table, user = cell["table"], cell["users"][role]
+    url = url_for(action, table)
+    want_status, want_change = expected(role, state, action)
+    client = client_for(user)
+    before = snapshot(table)
+    if action in ("table", "join_get"):
+        response = client.get(url)
+    else:
+        response = client.post(url, form_for(action, table, user))
+    after = snapshot(table)
+
+    assert response.status_code == want_status, (
+        f"{role} {action} on a {state} table: {response.status_code}, want {want_status}\n"
+        + response.content.decode()[:600]
+    )
+    if want_change:
+        assert after != before, f"{role} {action} on a {state} table changed nothing"
+    else:
+        assert after == before, f"{role} {action} on a {state} table changed the database"
+
+    body = response.content.decode()
+    if want_status == 302 and role == "anonymous":
+        assert response["Location"].startswith(reverse("login") + "?next=")
+    if want_status in (403, 404, 409):
+        # Every refusal says why, in words, in an alert.
+        assert re.search(r'role="alert"[^>]*>\s*\S', body), body[:800]
+    if want_status == 403 and role in ("stranger", "staff"):
+        # Nothing of the table leaks to a non-player: no card, no player name.
+        assert "data-card=" not in body
+        for name in ("hugo", "sara", "stan"):
+            assert name not in body
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("role", ["stranger", "staff", "seated", "host"])
+@pytest.mark.parametrize("action", ["start", "bid", "play", "next_trick", "chat", "leave"])
+def test_htmx_refusals_have_the_same_status_and_change_nothing(
+    world: Any, role: str, action: str
+) -> None:
+    """The htmx path answers the same status as the plain one, never 200 for a refusal."""
+    state = {"start": "bidding", "bid": "playing", "play": "bidding", "next_trick": "playing"}.get(
+        action, "finished"
+    )
+    cell = cell_world(world, state)
+    table, user = cell["table"], cell["users"][role]
+    want_status, want_change = expected(role, state, action)
+    if want_change:
+        pytest.skip("an allowed cell")
+    before = snapshot(table)
+    response = client_for(user).post(url_for(action, table), form_for(action, table, user), **HTMX)
+    assert response.status_code == want_status
+    assert snapshot(table) == before
+
+
+# ---------------------------------------------------------------------------
+# pages outside a table, and the admin
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize(
+    ("page", "anonymous", "player", "staff", "staff_no_perm"),
+    [
+        ("/", 200, 200, 200, 200),
+        ("/rules/", 200, 200, 200, 200),
+        ("/admin/", 302, 302, 200, 200),
+        ("/admin/games/table/", 302, 302, 200, 403),
+    ],
+)
+def test_pages_and_admin(
+    world: Any, role: str, page: str, anonymous: int, player: int, staff: int, staff_no_perm: int
+) -> None:
+    """Staff reach the admin (the superuser sees tables; is_staff alone gives no model)."""
+    user = world["users"][role]
+    response = client_for(user).get(page)
+    want = {"anonymous": anonymous, "staff": staff, "staff_seated": staff_no_perm}.get(role, player)
+    assert response.status_code == want, (role, page, response.status_code)
+    if page.startswith("/admin/") and want == 302:
+        # LoginRequiredMiddleware sends anonymous users to the site's log-in page.
+        assert "/login/" in response["Location"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("role", ROLES)
+def test_create_table(world: Any, role: str) -> None:
+    user = world["users"][role]
+    before = Table.objects.count()
+    response = client_for(user).post(reverse("create_table"), {"ghost": "on"})
+    if role == "anonymous":
+        assert response.status_code == 302
+        assert response["Location"].startswith(reverse("login"))
+        assert Table.objects.count() == before
+    else:
+        assert response.status_code == 303
+        created = Table.objects.latest("pk")
+        assert created.host == user
+        assert response["Location"] == reverse("table", args=[created.pk])
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("role", ["stranger", "seated", "host"])
+@pytest.mark.parametrize("action", ["table", "bid", "play", "chat", "leave", "start"])
+def test_unknown_table_is_a_404_that_changes_nothing(world: Any, role: str, action: str) -> None:
+    cell = cell_world(world, "bidding")
+    table, user = cell["table"], cell["users"][role]
+    missing = Table.objects.order_by("-pk").first().pk + 1000
+    before = snapshot(table)
+    client = client_for(user)
+    url = url_for(action, table).replace(f"/{table.pk}/", f"/{missing}/")
+    if action == "table":
+        response = client.get(url)
+    else:
+        response = client.post(url, form_for(action, table, user))
+    assert response.status_code == 404
+    assert snapshot(table) == before
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("method", ["get", "put", "delete", "patch"])
+@pytest.mark.parametrize("action", ["start", "bid", "play", "next_trick", "chat", "leave"])
+def test_actions_only_accept_post(world: Any, method: str, action: str) -> None:
+    cell = cell_world(world, "bidding")
+    table, user = cell["table"], cell["users"]["host"]
+    before = snapshot(table)
+    response = getattr(client_for(user), method)(url_for(action, table))
+    assert response.status_code == 405
+    assert snapshot(table) == before
+
+
+# ---------------------------------------------------------------------------
+# CSRF on every POST
+# ---------------------------------------------------------------------------
+
+CSRF_ACTIONS = (*(a for a in ACTIONS if a not in ("table", "join_get")), "create")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("htmx", [False, True], ids=["plain", "htmx"])
+@pytest.mark.parametrize("action", CSRF_ACTIONS)
+def test_every_post_needs_the_csrf_token(world: Any, action: str, htmx: bool) -> None:
+    state = {"bid": "bidding", "play": "playing", "next_trick": "trick_done"}.get(action, "waiting")
+    state = "round_done" if action == "next_round" else state
+    cell = cell_world(world, state)
+    table = cell["table"]
+    # The one user for whom the POST, with a token, would be accepted.
+    user = cell["users"]["stranger" if action == "join_post" else "host"]
+    if action == "play":
+        user = cell["users"]["seated"]
+    client = client_for(user, enforce_csrf_checks=True)
+    client.get(reverse("table", args=[table.pk]))  # the browser has the CSRF cookie...
+    url = reverse("create_table") if action == "create" else url_for(action, table)
+    data = {"ghost": "on"} if action == "create" else form_for(action, table, user)
+    extra = HTMX if htmx else {}
+    before = snapshot(table)
+    response = client.post(url, data, **extra)  # ...but the form has no token
+    assert response.status_code == 403, response.status_code
+    assert snapshot(table) == before
+    # A wrong token is as good as none.
+    response = client.post(url, data, HTTP_X_CSRFTOKEN="x" * 32, **extra)
+    assert response.status_code == 403
+    assert snapshot(table) == before
+    # The same POST with the cookie's token is accepted: the 403 was CSRF's.
+    token = client.cookies["csrftoken"].value
+    response = client.post(url, {**data, "csrfmiddlewaretoken": token}, **extra)
+    assert response.status_code in (200, 303), response.status_code
+    assert snapshot(table) != before
+
+
+# ---------------------------------------------------------------------------
+# invite links
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_invite_tokens_are_unguessable() -> None:
+    host = make_user("tokyo")
+    tokens = [actions.create_table(host).invite_token for _ in range(50)]
+    assert len(set(tokens)) == len(tokens)
+    for token in tokens:
+        assert re.fullmatch(r"[A-Za-z0-9_-]+", token)
+        # URL-safe base64: 6 bits per character.
+        assert len(token) * 6 >= 128, token
+    # And they are not made of a few repeated characters.
+    alphabet = set("".join(tokens))
+    assert len(alphabet) > 40
+    bits = math.log2(len(alphabet)) * min(len(t) for t in tokens)
+    assert bits >= 128
+
+
+@pytest.mark.django_db
+def test_rotation_by_the_host_invalidates_the_old_link(world: Any) -> None:
+    cell = cell_world(world, "waiting")
+    table, host = cell["table"], cell["users"]["host"]
+    newcomer = make_user("nina")
+    old = reverse("join", args=[table.invite_token])
+    response = client_for(host).post(reverse("rotate_invite", args=[table.pk]))
+    assert response.status_code == 303
+    table = fresh(table)
+    new = reverse("join", args=[table.invite_token])
+    assert new != old
+    client = client_for(newcomer)
+    before = snapshot(table)
+    for response in (client.get(old), client.post(old)):
+        assert response.status_code == 404
+        assert b'role="alert"' in response.content
+    assert snapshot(table) == before
+    assert client.get(new).status_code == 200
+    assert client.post(new).status_code == 303
+    assert Seat.objects.filter(table=table, user=newcomer).exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("role", ["seated", "staff_seated", "stranger", "staff"])
+def test_only_the_host_rotates_the_link(world: Any, role: str) -> None:
+    table = fresh(world["tables"]["waiting"])
+    before = snapshot(table)
+    response = client_for(world["users"][role]).post(reverse("rotate_invite", args=[table.pk]))
+    assert response.status_code == 403
+    assert snapshot(table) == before
+    assert fresh(table).invite_token == table.invite_token
+
+
+@pytest.mark.django_db
+def test_link_refused_once_the_table_is_full() -> None:
+    host = make_user("fullhost")
+    table = actions.create_table(host)
+    for number in range(2, MAX_SEATS + 1):
+        response = client_for(make_user(f"p{number}")).post(
+            reverse("join", args=[table.invite_token])
+        )
+        assert response.status_code == 303
+    assert Seat.objects.filter(table=table).count() == MAX_SEATS
+    late = client_for(make_user("late"))
+    before = snapshot(table)
+    url = reverse("join", args=[table.invite_token])
+    get, post = late.get(url), late.post(url)
+    assert get.status_code == 409 and b"full" in get.content
+    assert post.status_code == 409 and b"full" in post.content
+    assert snapshot(table) == before
+    assert b"Join this table</button>" not in get.content
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("state", ["bidding", "finished", "cancelled"])
+def test_link_refused_once_started_or_over(world: Any, state: str) -> None:
+    table = fresh(world["tables"][state])
+    late = client_for(make_user("late"))
+    before = snapshot(table)
+    url = reverse("join", args=[table.invite_token])
+    for response in (late.get(url), late.post(url), late.post(url, HTTP_HX_REQUEST="true")):
+        assert response.status_code == 409
+        assert b'role="alert"' in response.content
+    assert snapshot(table) == before
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "token", ["x", "A" * 32, "A" * 64, "' OR 1=1 --", "%00", "../../admin", "A" * 65]
+)
+def test_forged_tokens_are_404(world: Any, token: str) -> None:
+    table = fresh(world["tables"]["waiting"])
+    client = client_for(world["users"]["stranger"])
+    before = snapshot(table)
+    for method in (client.get, client.post):
+        response = method(f"/join/{token}/")
+        assert response.status_code == 404
+    assert snapshot(table) == before
+
+
+# ---------------------------------------------------------------------------
+# the websocket
+# ---------------------------------------------------------------------------
+
+WS_EXPECTED = {
+    "anonymous": 4401,
+    "stranger": 4403,
+    "staff": 4403,
+    "seated": None,  # a snapshot frame
+    "host": None,
+    "staff_seated": None,
+}
+
+
+def _cookie(user: Any) -> str:
+    client = Client()
+    client.force_login(user)
+    return f"sessionid={client.cookies['sessionid'].value}"
+
+
+async def _open(path: str, cookie: str | None) -> WebsocketCommunicator:
+    headers = [(b"origin", b"http://testserver"), (b"host", b"testserver")]
+    if cookie:
+        headers.append((b"cookie", cookie.encode()))
+    comm = WebsocketCommunicator(_asgi(), path, headers=headers)
+    connected, _ = await comm.connect(timeout=5)
+    assert connected
+    return comm
+
+
+def _asgi() -> Any:
+    from config.asgi import application
+
+    return application
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("state", ["waiting", "playing", "cancelled"])
+@pytest.mark.parametrize("role", ROLES)
+async def test_websocket_matrix(role: str, state: str) -> None:
+    from asgiref.sync import sync_to_async
+
+    await get_channel_layer().flush()
+    built = await sync_to_async(build)(state)
+    table, user = built["table"], built["users"][role]
+    cookie = None if user is None else await sync_to_async(_cookie)(user)
+    before = await sync_to_async(snapshot)(table)
+    comm = await _open(f"/ws/tables/{table.pk}/", cookie)
+    try:
+        message = await comm.receive_output(timeout=5)
+        want = WS_EXPECTED[role]
+        if want is None:
+            assert message["type"] == "websocket.send", message
+            assert f'data-version="{table.version}"' in message["text"]
+        else:
+            assert message == {"type": "websocket.close", "code": want}
+            # A refused socket never receives anything of the table afterwards.
+            await sync_to_async(actions.post_chat)(built["users"]["host"], table.pk, "secret")
+            assert await comm.receive_nothing(timeout=0.3)
+    finally:
+        await comm.disconnect()
+    after = await sync_to_async(snapshot)(table)
+    if want is not None:
+        after["chat"] = before["chat"]
+    else:
+        before.pop("chat"), after.pop("chat")
+    assert after == before
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_websocket_to_a_missing_table_and_from_a_foreign_origin() -> None:
+    from asgiref.sync import sync_to_async
+
+    built = await sync_to_async(build)("playing")
+    table, host = built["table"], built["users"]["host"]
+    cookie = await sync_to_async(_cookie)(host)
+    comm = await _open("/ws/tables/999999999/", cookie)
+    assert await comm.receive_output(timeout=5) == {"type": "websocket.close", "code": 4404}
+    await comm.disconnect()
+    # Cross-site websocket hijacking: the host's cookie from another origin is refused.
+    evil = WebsocketCommunicator(
+        _asgi(),
+        f"/ws/tables/{table.pk}/",
+        headers=[(b"origin", b"http://evil.example"), (b"cookie", cookie.encode())],
+    )
+    connected, _ = await evil.connect(timeout=5)
+    assert not connected
+    await evil.disconnect()

@@ -1,0 +1,504 @@
+"""Faults in real processes: Redis stops mid-game, a daphne process is SIGKILLed mid-game.
+
+Each test runs real servers: a private redis-server on a free port (the shared
+one on 6379 is never touched), daphne processes (``python -m config.serve``)
+pointed at it and at a dedicated database (PostgreSQL ``skullking_faults_<pid>``
+next to DATABASE_URL's, created, migrated and dropped here; a temporary SQLite
+file when DATABASE_URL is SQLite). Players talk HTTP and websocket to those
+processes as a browser would (session cookie, CSRF cookie + token, Origin).
+The test process never opens the database itself: set-up and the final audit
+run through ``manage.py shell``.
+
+No websocket client library is locked (requirements.lock has no ``websockets``;
+tests/live uses channels.testing in-process), so a minimal RFC 6455 client is
+defined below.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import http.client
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode, urlsplit, urlunsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+VENV_PYTHON = ROOT / ".venv" / "bin" / "python"
+PYTHON = str(VENV_PYTHON) if VENV_PYTHON.exists() else sys.executable
+CSRF = "a1" * 16  # our own CSRF cookie secret: the token posted is the same value
+VERSION_ATTR = re.compile(r'data-version="(\d+)"')
+
+pytestmark = [
+    pytest.mark.services,
+    pytest.mark.skipif(
+        not (os.environ.get("DATABASE_URL") and os.environ.get("REDIS_URL")),
+        reason="needs DATABASE_URL and REDIS_URL (real services)",
+    ),
+    pytest.mark.skipif(shutil.which("redis-server") is None, reason="no redis-server binary"),
+]
+
+
+# ---------------------------------------------------------------------------
+# processes
+# ---------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_port(port: int, process: subprocess.Popen, log: Path, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"process exited:\n{log.read_text(errors='replace')[-3000:]}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.3):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on {port}:\n{log.read_text(errors='replace')[-3000:]}")
+
+
+def stop(process: subprocess.Popen | None) -> None:
+    if process is None or process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=10)
+
+
+class Redis:
+    """A private redis-server; stop() and start() again on the same port."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.port = free_port()
+        self.tmp = tmp
+        self.process: subprocess.Popen | None = None
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        log = self.tmp / "redis.log"
+        self.process = subprocess.Popen(
+            [
+                *("redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""),
+                *("--appendonly", "no", "--daemonize", "no", "--dir", str(self.tmp)),
+            ],
+            stdout=log.open("ab"),
+            stderr=subprocess.STDOUT,
+        )
+        wait_port(self.port, self.process, log)
+
+    def stop(self) -> None:
+        stop(self.process)
+        self.process = None
+
+
+class Services:
+    def __init__(self, tmp: Path, env: dict[str, str], redis: Redis) -> None:
+        self.tmp = tmp
+        self.env = env
+        self.redis = redis
+        self.servers: list[subprocess.Popen] = []
+
+    def manage(self, *args: str) -> str:
+        done = subprocess.run(
+            [PYTHON, "manage.py", *args],
+            cwd=ROOT,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=180,
+            check=False,
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"manage.py {args[0]}:\n{done.stdout}\n{done.stderr}")
+        return done.stdout
+
+    def shell(self, code: str) -> Any:
+        out = self.manage("shell", "--no-imports", "-c", code)
+        return json.loads(out.strip().splitlines()[-1])
+
+    def daphne(self) -> tuple[int, subprocess.Popen, Path]:
+        port = free_port()
+        log = self.tmp / f"daphne-{port}.log"
+        process = subprocess.Popen(
+            [PYTHON, "-m", "config.serve", "--bind", "127.0.0.1", "--port", str(port)],
+            cwd=ROOT,
+            env=self.env,
+            stdout=log.open("ab"),
+            stderr=subprocess.STDOUT,
+        )
+        self.servers.append(process)
+        wait_port(port, process, log)
+        return port, process, log
+
+
+def _database(base_url: str, tmp: Path) -> tuple[str, Callable[[], None]]:
+    if not base_url.startswith(("postgres://", "postgresql://", "pgsql://")):
+        return f"sqlite:///{tmp / 'faults.sqlite3'}", lambda: None
+    import psycopg
+    from psycopg import sql
+
+    parts = urlsplit(base_url)
+    name = f"skullking_faults_{os.getpid()}"
+
+    def admin() -> Any:
+        return psycopg.connect(base_url, autocommit=True, connect_timeout=10)
+
+    def drop() -> None:
+        with admin() as conn:
+            conn.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
+
+    drop()
+    with admin() as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    return urlunsplit(parts._replace(path=f"/{name}")), drop
+
+
+@pytest.fixture(scope="module")
+def services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
+    tmp = tmp_path_factory.mktemp("faults")
+    redis = Redis(tmp)
+    redis.start()
+    db_url, drop = _database(os.environ["DATABASE_URL"], tmp)
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DATABASE_URL": db_url,
+        "REDIS_URL": redis.url,
+        "DJANGO_ENV": "development",
+        "DJANGO_DEBUG": "0",  # a 500 is a plain 500, as in production
+        "PYTHONUNBUFFERED": "1",
+        "LOG_LEVEL": "WARNING",
+    }
+    found = Services(tmp, env, redis)
+    try:
+        found.manage("migrate", "--noinput", "-v", "0")
+        yield found
+    finally:
+        for process in found.servers:
+            stop(process)
+        redis.stop()
+        drop()
+
+
+NEW_GAME = """
+import json
+from django.contrib.auth import get_user_model
+from django.test import Client
+from games import actions
+User = get_user_model()
+users = []
+for name in {names!r}:
+    user = User(username=name)
+    user.set_unusable_password()
+    user.save()
+    users.append(user)
+table = actions.create_table(users[0], ghost=True)
+for user in users[1:]:
+    table = actions.join_table(user, table.invite_token)
+table = actions.start_game(users[0], table.pk, table.version)
+cookies = []
+for user in users:
+    client = Client()
+    client.force_login(user)
+    cookies.append(client.cookies["sessionid"].value)
+print(json.dumps({{"table": table.pk, "sessions": cookies}}))
+"""
+
+AUDIT = """
+import json
+from games.audit import audit_table
+from games.models import Play, Table
+table = Table.objects.get(pk={table})
+plays = list(Play.objects.filter(round__table=table).values_list("round__number", "card"))
+print(json.dumps({{"audit": audit_table(table), "version": table.version,
+                  "status": table.status, "phase": table.phase, "plays": plays}}))
+"""
+
+
+# ---------------------------------------------------------------------------
+# a browser, minimal: HTTP with cookies, and an RFC 6455 websocket
+# ---------------------------------------------------------------------------
+
+
+class Browser:
+    def __init__(self, session: str) -> None:
+        self.cookie = f"sessionid={session}; csrftoken={CSRF}"
+
+    def request(
+        self, port: int, method: str, path: str, form: dict | None = None
+    ) -> tuple[int, str]:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        headers = {"Cookie": self.cookie, "Host": f"127.0.0.1:{port}"}
+        body = None
+        if form is not None:
+            body = urlencode({**form, "csrfmiddlewaretoken": CSRF})
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+        try:
+            conn.request(method, path, body=body, headers=headers)
+            response = conn.getresponse()
+            return response.status, response.read().decode(errors="replace")
+        finally:
+            conn.close()
+
+
+class WebSocket:
+    def __init__(self, port: int, path: str, cookie: str) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall(
+            (
+                f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                f"Sec-WebSocket-Version: 13\r\nOrigin: http://127.0.0.1:{port}\r\n"
+                f"Cookie: {cookie}\r\n\r\n"
+            ).encode()
+        )
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = self.sock.recv(1)
+            if not chunk:
+                raise ConnectionError("handshake: connection closed")
+            head += chunk
+        assert head.startswith(b"HTTP/1.1 101"), head
+        self.closed: int | None = None
+
+    def _read(self, count: int) -> bytes:
+        data = b""
+        while len(data) < count:
+            chunk = self.sock.recv(count - len(data))
+            if not chunk:
+                raise ConnectionError("connection closed")
+            data += chunk
+        return data
+
+    def _send(self, opcode: int, payload: bytes) -> None:
+        mask = os.urandom(4)
+        head = bytes([0x80 | opcode])
+        size = len(payload)
+        if size < 126:
+            head += bytes([0x80 | size])
+        elif size < 65536:
+            head += bytes([0x80 | 126]) + struct.pack("!H", size)
+        else:
+            head += bytes([0x80 | 127]) + struct.pack("!Q", size)
+        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+        self.sock.sendall(head + mask + masked)
+
+    def receive(self, timeout: float) -> str | None:
+        """The next text message; None when nothing came in ``timeout`` or the socket closed."""
+        self.sock.settimeout(timeout)
+        message = b""
+        try:
+            while True:
+                first, second = self._read(2)
+                opcode, size = first & 0x0F, second & 0x7F
+                if size == 126:
+                    size = struct.unpack("!H", self._read(2))[0]
+                elif size == 127:
+                    size = struct.unpack("!Q", self._read(8))[0]
+                payload = self._read(size)
+                if opcode == 0x8:
+                    self.closed = struct.unpack("!H", payload[:2])[0] if payload else 1005
+                    return None
+                if opcode == 0x9:
+                    self._send(0xA, payload)
+                    continue
+                if opcode in (0x1, 0x0, 0x2):
+                    message += payload
+                    if first & 0x80:
+                        return message.decode()
+        except TimeoutError:
+            return None
+        except (ConnectionError, OSError):
+            self.closed = self.closed or 1006
+            return None
+
+    def until_version(self, version: int, timeout: float = 10) -> str:
+        """Frames until one renders ``version`` or later; that frame."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            frame = self.receive(max(0.05, deadline - time.monotonic()))
+            if frame is None:
+                if self.closed is not None:
+                    raise AssertionError(f"socket closed ({self.closed}) before v{version}")
+                continue
+            found = [int(v) for v in VERSION_ATTR.findall(frame)]
+            if found and max(found) >= version:
+                return frame
+        raise AssertionError(f"no frame with version {version} in {timeout}s")
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self._send(0x8, struct.pack("!H", 1000))
+        with contextlib.suppress(OSError):
+            self.sock.close()
+
+
+# ---------------------------------------------------------------------------
+# playing through the pages, as a browser
+# ---------------------------------------------------------------------------
+
+
+def page_version(html: str) -> int:
+    match = re.search(r'id="table-content"[^>]*data-version="(\d+)"', html)
+    assert match, html[:500]
+    return int(match.group(1))
+
+
+def one_move(port: int, table: int, players: list[Browser]) -> tuple[int, str, dict]:
+    """Whoever the page offers a move does it (bid 1, first playable card, next).
+
+    Returns (status of the POST, the URL, the form). The status must be 303.
+    """
+    for player in players:
+        status, html = player.request(port, "GET", f"/tables/{table}/")
+        assert status == 200, (status, html[:300])
+        version = str(page_version(html))
+        if f'action="/tables/{table}/bid/"' in html:
+            form = {"version": version, "value": "1"}
+            url = f"/tables/{table}/bid/"
+        elif 'name="card" value="' in html:
+            card = re.search(r'name="card" value="([^"]+)"', html).group(1)
+            form = {"version": version, "card": card}
+            if card == "TIG":
+                form["tigress_as"] = "escape"
+            url = f"/tables/{table}/play/"
+        elif f'action="/tables/{table}/next-trick/"' in html:
+            form, url = {"version": version}, f"/tables/{table}/next-trick/"
+        elif f'action="/tables/{table}/next-round/"' in html:
+            form, url = {"version": version}, f"/tables/{table}/next-round/"
+        else:
+            continue
+        status, body = player.request(port, "POST", url, form)
+        return status, url, {**form, "_body": body[:2000]}
+    raise AssertionError("nobody has a move")
+
+
+def new_game(services: Services, prefix: str) -> tuple[int, list[Browser]]:
+    made = services.shell(NEW_GAME.format(names=[f"{prefix}a", f"{prefix}b"]))
+    return made["table"], [Browser(session) for session in made["sessions"]]
+
+
+def snapshot_socket(port: int, table: int, player: Browser) -> tuple[WebSocket, str]:
+    ws = WebSocket(port, f"/ws/tables/{table}/", player.cookie)
+    frame = ws.receive(10)
+    assert frame is not None, f"no snapshot (closed {ws.closed})"
+    return ws, frame
+
+
+# ---------------------------------------------------------------------------
+# the tests
+# ---------------------------------------------------------------------------
+
+
+def test_redis_stops_mid_game(services: Services) -> None:
+    port, _process, log = services.daphne()
+    table, players = new_game(services, "redis")
+    for _ in range(4):  # both bids, then a few cards
+        status, url, form = one_move(port, table, players)
+        assert status == 303, (url, form)
+    ws, frame = snapshot_socket(port, table, players[0])
+    version = page_version(players[0].request(port, "GET", f"/tables/{table}/")[1])
+    assert max(int(v) for v in VERSION_ATTR.findall(frame)) == version
+
+    services.redis.stop()
+    try:
+        # Moves over HTTP still work and are saved: the push after commit fails quietly.
+        moved = []
+        for _ in range(3):
+            started = time.monotonic()
+            status, url, form = one_move(port, table, players)
+            assert status == 303, (url, status, form["_body"])
+            assert time.monotonic() - started < 10, "a move hung on the dead channel layer"
+            moved.append(form)
+        status, html = players[1].request(port, "GET", f"/tables/{table}/")
+        assert status == 200
+        down_version = page_version(html)
+        assert down_version == version + 3
+    finally:
+        services.redis.start()
+
+    saved = services.shell(AUDIT.format(table=table))
+    assert saved["version"] == down_version
+    assert saved["audit"] == []
+    played = {card for _number, card in saved["plays"]}
+    for form in moved:
+        if "card" in form:
+            assert form["card"] in played
+    assert "broadcast of table" in log.read_text(errors="replace"), "the failure was not logged"
+
+    # A socket reconnecting after Redis is back gets the right state, without a reload.
+    ws.close()
+    fresh, frame = snapshot_socket(port, table, players[0])
+    try:
+        assert max(int(v) for v in VERSION_ATTR.findall(frame)) == down_version
+        # ...and live pushes work again for the next move.
+        status, url, form = one_move(port, table, players)
+        assert status == 303
+        fresh.until_version(down_version + 1)
+    finally:
+        fresh.close()
+
+
+def test_daphne_killed_mid_game(services: Services) -> None:
+    first_port, first, _log = services.daphne()
+    second_port, _second, _ = services.daphne()
+    table, players = new_game(services, "kill")
+    for _ in range(3):
+        status, url, form = one_move(first_port, table, players)
+        assert status == 303, (url, form)
+    ws, _frame = snapshot_socket(first_port, table, players[1])
+    # The last move before the crash: a card on the table (after both bids, someone plays).
+    while True:
+        status, url, last = one_move(first_port, table, players)
+        assert status == 303
+        if "card" in last:
+            break
+    version = int(last["version"]) + 1
+    ws.until_version(version)
+
+    first.send_signal(signal.SIGKILL)
+    first.wait(timeout=10)
+    assert ws.receive(5) is None and ws.closed is not None, "the socket outlived its server"
+    ws.close()
+
+    # The player's page reconnects to the other process and gets the right snapshot.
+    again, frame = snapshot_socket(second_port, table, players[1])
+    try:
+        found = max(int(v) for v in VERSION_ATTR.findall(frame))
+        assert found >= version
+        saved = services.shell(AUDIT.format(table=table))
+        assert saved["audit"] == []
+        assert found == saved["version"]
+        assert last["card"] in {card for _number, card in saved["plays"]}
+        # The game goes on through the surviving process, pushed live.
+        status, url, form = one_move(second_port, table, players)
+        assert status == 303, (url, form)
+        again.until_version(saved["version"] + 1)
+    finally:
+        again.close()
+    assert services.shell(AUDIT.format(table=table))["audit"] == []

@@ -1,0 +1,358 @@
+"""Hidden information (R4, R8): whole games through the real views AND a websocket per player.
+
+Every player has a Django client (posting the forms as a browser would: some
+with ``HX-Request: true``, the others as plain POSTs followed by the redirect)
+and a websocket on config.asgi.application authenticated with the session
+cookie. Every HTTP body and every frame each player receives is checked,
+against the truth at the version it was rendered for (``data-version``), for:
+
+- any card still in ANOTHER hand (a human's or the ghost's) at that version,
+  as ``data-card="X"`` or as the bare code X anywhere in the markup (attribute
+  values, aria labels, text), random tokens (CSRF, CSP nonce, SRI hash, invite
+  link) excepted;
+- another player's bid value before every bid is in: the seat list renders a
+  revealed bid as ``<span class="seat__bid" data-bid="N">Bid N</span>`` inside
+  the player's ``<li data-seat="seat-<id>">``; before the reveal that block may
+  only say "has bid" (``data-has-bid``) / "not bid yet". Once all bids are in,
+  the same check must FIND the bids by ``data-bid``: the detector is live.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth import get_user_model
+from django.test import AsyncClient
+from django.urls import reverse
+
+from games import rules
+from games.models import Bid, HandCard, Seat, Table
+from games.state import load_state
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+User = get_user_model()
+ALL_CODES = [str(c) for c in rules.DECK]
+VERSION_ATTR = re.compile(r'data-version="(\d+)"')
+# Random values that may contain a card-like token by chance: never game data.
+RANDOM_VALUES = [
+    re.compile(r'\snonce="[^"]*"'),
+    re.compile(r'\sintegrity="[^"]*"'),
+    re.compile(r"\shx-headers='[^']*'"),
+    re.compile(r'name="csrfmiddlewaretoken" value="[^"]*"'),
+    re.compile(r"/join/[A-Za-z0-9_-]+/"),
+]
+NAMES = ("anne", "bert", "cleo", "dora", "emil", "fern", "gus", "hedy")
+
+
+@dataclass
+class Truth:
+    """What is secret at one version of the table."""
+
+    unplayed: dict[int | None, set[str]]  # seat id (None: ghost) -> cards still in hand
+    bidding_open: bool  # some bid missing this round: bids are secret
+    bids: dict[int, int]
+
+
+@dataclass
+class Player:
+    index: int
+    user: Any
+    seat_id: int
+    client: AsyncClient
+    htmx: bool
+    socket: WebsocketCommunicator | None = None
+    received: int = 0
+    last_version: int = -1
+
+
+@dataclass
+class Recorder:
+    truths: dict[int, Truth] = field(default_factory=dict)
+    checked: int = 0
+    reveals_seen: int = 0
+    leaks: list[str] = field(default_factory=list)
+
+
+def token_free(text: str) -> str:
+    for pattern in RANDOM_VALUES:
+        text = pattern.sub(" ", text)
+    return text
+
+
+def seat_block(text: str, seat_id: int) -> list[str]:
+    return re.findall(rf'<li[^>]*data-seat="seat-{seat_id}".*?</li>', text, re.S)
+
+
+def truth_now(table_id: int) -> tuple[int, Truth]:
+    table = Table.objects.get(pk=table_id)
+    unplayed: dict[int | None, set[str]] = {}
+    if table.round_number:
+        for seat_id, card in HandCard.objects.filter(
+            round__table=table, round__number=table.round_number, played=False
+        ).values_list("seat_id", "card"):
+            unplayed.setdefault(seat_id, set()).add(card)
+    seats = list(Seat.objects.filter(table=table).values_list("pk", flat=True))
+    bids = dict(
+        Bid.objects.filter(round__table=table, round__number=table.round_number).values_list(
+            "seat_id", "value"
+        )
+    )
+    bidding_open = table.round_number > 0 and len(bids) < len(seats)
+    return table.version, Truth(unplayed, bidding_open, bids)
+
+
+def check(rec: Recorder, player: Player, text: str, where: str) -> None:
+    versions = [int(v) for v in VERSION_ATTR.findall(text)]
+    version = max(versions) if versions else max(rec.truths)
+    truth = rec.truths.get(version)
+    assert truth is not None, f"{where}: a render for unknown version {version}"
+    clean = token_free(text)
+    rec.checked += 1
+    for owner, cards in truth.unplayed.items():
+        if owner == player.seat_id:
+            continue
+        whose = "the ghost's" if owner is None else f"seat {owner}'s"
+        for code in cards:
+            hit = re.search(
+                rf'data-card="{re.escape(code)}[":]|(?<![A-Za-z0-9]){re.escape(code)}(?![A-Za-z0-9])',
+                clean,
+            )
+            if hit:
+                context = clean[max(0, hit.start() - 120) : hit.end() + 60]
+                rec.leaks.append(
+                    f"{where} to {player.user.username} (v{version}): {code} of {whose} hand"
+                    f" in ...{context!r}..."
+                )
+    for seat_id, value in truth.bids.items():
+        if seat_id == player.seat_id:
+            continue
+        blocks = seat_block(text, seat_id)
+        shown = [b for b in blocks if re.search(r"Bid\s+\d+|data-bid=", b)]
+        if truth.bidding_open and shown:
+            rec.leaks.append(
+                f"{where} to {player.user.username} (v{version}): seat {seat_id}'s bid "
+                f"({value}) before all bids are in: {shown[0][:300]}"
+            )
+        # The detector is live: after the reveal it finds the value.
+        if not truth.bidding_open and any(f'data-bid="{value}"' in b for b in blocks):
+            rec.reveals_seen += 1
+
+
+async def record_truth(rec: Recorder, table_id: int) -> int:
+    version, truth = await sync_to_async(truth_now)(table_id)
+    rec.truths[version] = truth
+    return version
+
+
+async def drain_until(rec: Recorder, player: Player, version: int) -> None:
+    """Frames until one renders ``version`` (or later), then whatever is already queued."""
+    assert player.socket is not None
+    while player.last_version < version:
+        text = await player.socket.receive_from(timeout=10)
+        player.received += 1
+        found = [int(v) for v in VERSION_ATTR.findall(text)]
+        if found:
+            player.last_version = max(player.last_version, *found)
+        check(rec, player, text, "frame")
+    while not await player.socket.receive_nothing(timeout=0.01, interval=0.005):
+        text = await player.socket.receive_from(timeout=1)
+        player.received += 1
+        check(rec, player, text, "frame")
+
+
+async def settle(rec: Recorder, players: list[Player], table_id: int) -> int:
+    version = await record_truth(rec, table_id)
+    await asyncio.gather(*(drain_until(rec, p, version) for p in players if p.socket))
+    return version
+
+
+async def post(rec: Recorder, player: Player, url: str, data: dict[str, str]) -> None:
+    """Post like the browser: htmx gets a fragment, a plain form follows the 303."""
+    if player.htmx:
+        response = await player.client.post(url, data, headers={"HX-Request": "true"})
+        assert response.status_code == 200, (url, data, response.status_code)
+    else:
+        response = await player.client.post(url, data, follow=True)
+        assert response.status_code == 200, (url, data, response.status_code)
+        assert response.redirect_chain and response.redirect_chain[0][1] == 303
+    # The actor's answer is rendered after the move: record that version's truth first.
+    await record_truth(rec, player_table(url))
+    check(rec, player, response.content.decode(), f"POST {url}")
+
+
+def player_table(url: str) -> int:
+    return int(re.search(r"/tables/(\d+)/", url).group(1))
+
+
+def next_move(table_id: int, rng: random.Random) -> tuple[int, str, dict[str, str]] | None:
+    """(seat id of the actor, action name, form) of one legal move; None when over."""
+    table = Table.objects.get(pk=table_id)
+    if table.status != Table.Status.PLAYING:
+        return None
+    state = load_state(table)
+    host_seat = next(s for s in state.seats if s.user_id == table.host_id)
+    form = {"version": str(table.version)}
+    if table.phase == Table.Phase.BIDDING:
+        waiting = [s for s in state.seats if s.pk not in state.bids]
+        seat = rng.choice(waiting)  # bids arrive in any order
+        form["value"] = str(rng.randint(0, state.round.cards_dealt))
+        return seat.pk, "place_bid", form
+    if table.phase == Table.Phase.PLAYING:
+        seat = state.seat_to_play()
+        assert seat is not None
+        code = rng.choice(sorted(state.legal_cards(seat)))
+        form["card"] = code
+        if rules.needs_choice(rules.card(code)):
+            form["tigress_as"] = rng.choice((rules.PIRATE, rules.ESCAPE))
+        return seat.pk, "play_card", form
+    if table.phase == Table.Phase.TRICK_DONE:
+        return host_seat.pk, "next_trick", form
+    return host_seat.pk, "next_round", form
+
+
+def make_users(count: int) -> list[Any]:
+    users = []
+    for name in NAMES[:count]:
+        user = User(username=name)
+        user.set_unusable_password()
+        user.save()
+        users.append(user)
+    return users
+
+
+def seat_ids(table_id: int) -> dict[int, int]:
+    return dict(Seat.objects.filter(table_id=table_id).values_list("user_id", "pk"))
+
+
+@pytest.mark.parametrize(
+    ("humans", "ghost", "rounds", "seed"),
+    [
+        pytest.param(2, True, 10, 11, id="2-players-with-ghost"),
+        pytest.param(3, False, 10, 12, id="3-players"),
+        pytest.param(8, False, 10, 13, id="8-players"),
+    ],
+)
+async def test_no_hand_and_no_early_bid_reaches_another_player(
+    humans: int, ghost: bool, rounds: int, seed: int
+) -> None:
+    await get_channel_layer().flush()
+    rng = random.Random(seed)
+    rec = Recorder()
+    users = await sync_to_async(make_users)(humans)
+    players: list[Player] = []
+    for index, user in enumerate(users):
+        client = AsyncClient(raise_request_exception=True)
+        await client.aforce_login(user)
+        players.append(Player(index, user, 0, client, htmx=index % 2 == 0))
+    host = players[0]
+
+    # The host creates the table from the lobby form; the others open the invite link.
+    form = {"ghost": "on"} if ghost else {}
+    response = await host.client.post(reverse("create_table"), form)
+    assert response.status_code == 303
+    table_id = player_table(response["Location"])
+    table = await Table.objects.aget(pk=table_id)
+    assert table.ghost is ghost
+    join = reverse("join", args=[table.invite_token])
+    for player in players[1:]:
+        page = await player.client.get(join)
+        assert page.status_code == 200
+        response = await player.client.post(join)
+        assert response.status_code == 303
+    await record_truth(rec, table_id)
+    ids = await sync_to_async(seat_ids)(table_id)
+    for player in players:
+        player.seat_id = ids[player.user.pk]
+        cookie = f"sessionid={player.client.cookies['sessionid'].value}"
+        player.socket = WebsocketCommunicator(
+            _application(),
+            f"/ws/tables/{table_id}/",
+            headers=[
+                (b"origin", b"http://testserver"),
+                (b"host", b"testserver"),
+                (b"cookie", cookie.encode()),
+            ],
+        )
+        connected, _ = await player.socket.connect(timeout=5)
+        assert connected
+    try:
+        await settle(rec, players, table_id)
+        version = (await Table.objects.aget(pk=table_id)).version
+        await post(rec, host, reverse("start_game", args=[table_id]), {"version": str(version)})
+        await settle(rec, players, table_id)
+        by_seat = {p.seat_id: p for p in players}
+        moves = 0
+        while True:
+            move = await sync_to_async(next_move)(table_id, rng)
+            if move is None:
+                break
+            table = await Table.objects.aget(pk=table_id)
+            if table.round_number > rounds or (
+                table.round_number == rounds and table.phase == Table.Phase.ROUND_DONE
+            ):
+                break
+            seat_id, action, form = move
+            actor = by_seat[seat_id]
+            await post(rec, actor, reverse(action, args=[table_id]), form)
+            await settle(rec, players, table_id)
+            moves += 1
+            # Every few moves someone reloads the page (R11: rendered from rows).
+            if moves % 7 == 0:
+                reader = players[moves % len(players)]
+                page = await reader.client.get(reverse("table", args=[table_id]))
+                assert page.status_code == 200
+                check(rec, reader, page.content.decode(), "GET table")
+        table = await Table.objects.aget(pk=table_id)
+        if rounds == 10:
+            assert table.status == Table.Status.FINISHED
+        else:
+            assert table.round_number == rounds and table.phase == Table.Phase.ROUND_DONE
+    finally:
+        for player in players:
+            if player.socket is not None:
+                await player.socket.disconnect()
+
+    assert not rec.leaks, "\n".join(rec.leaks[:20])
+    # The recording is real: every player got frames, and the bid detector saw reveals.
+    assert all(p.received >= moves for p in players)
+    assert rec.reveals_seen > 0
+    assert rec.checked > moves * humans
+
+
+def _application() -> Any:
+    from config.asgi import application
+
+    return application
+
+
+async def test_the_leak_detector_catches_a_leak() -> None:
+    """The check itself: an opponent's card or an early bid in a frame is reported."""
+    rec = Recorder()
+    rec.truths[5] = Truth(
+        unplayed={1: {"SK"}, 2: {"G14"}, None: {"KRA"}}, bidding_open=True, bids={2: 3}
+    )
+    me = Player(0, User(username="anne"), 1, AsyncClient(), htmx=False)
+    check(rec, me, '<div data-version="5"><span data-card="SK"></span></div>', "own card")
+    assert rec.leaks == []
+    check(rec, me, '<div data-version="5"><span data-card="SK:x"></span></div>', "own")
+    assert rec.leaks == []
+    check(rec, me, '<div data-version="5"><span data-card="G14"></span></div>', "a")
+    check(rec, me, '<div data-version="5" aria-label="Play KRA"></div>', "b")
+    check(
+        rec,
+        me,
+        '<li class="seat" data-seat="seat-2"><span class="seat__bid">Bid 3</span></li>'
+        '<i data-version="5"></i>',
+        "c",
+    )
+    check(rec, me, '<body hx-headers=\'{"X-CSRFToken": "ab-G14-cd"}\' data-version="5">', "d")
+    assert [leak.split(" to ")[0] for leak in rec.leaks] == ["a", "b", "c"]
