@@ -397,18 +397,20 @@ def _score_round(state: GameState) -> None:
 # -- the host moves the table on (R11) -----------------------------------------------
 
 
-def _check_host(table: Table, user: Any) -> None:
+def _lock_for_host(user: Any, table_id: int, version: int, phase: str) -> Table:
+    """Lock the table for its host, at the version they saw, in the phase they confirm."""
+    table = _lock(table_id)
     _seat(table, user)
     if table.host_id != user.pk:
         raise ActionError(_("Only the host moves the table on; please wait for them."), 403)
+    _check_version(table, version)
+    _check_playing(table, phase)
+    return table
 
 
 @_atomic_action
 def next_trick(user: Any, table_id: int, version: int) -> Table:
-    table = _lock(table_id)
-    _check_host(table, user)
-    _check_version(table, version)
-    _check_playing(table, Table.Phase.TRICK_DONE)
+    table = _lock_for_host(user, table_id, version, Table.Phase.TRICK_DONE)
     state = load_state(table)
     assert state.round is not None and state.trick is not None
     previous = state.trick
@@ -424,10 +426,7 @@ def next_trick(user: Any, table_id: int, version: int) -> Table:
 
 @_atomic_action
 def next_round(user: Any, table_id: int, version: int) -> Table:
-    table = _lock(table_id)
-    _check_host(table, user)
-    _check_version(table, version)
-    _check_playing(table, Table.Phase.ROUND_DONE)
+    table = _lock_for_host(user, table_id, version, Table.Phase.ROUND_DONE)
     _begin_round(table, table.round_number + 1)
     return _bump(table)
 
