@@ -5,7 +5,9 @@ itself, on a free port, against a database of its own:
 
 - SQLite (the default): a temporary file, ``DATABASE_URL=sqlite:////tmp/.../browser.sqlite3``;
 - PostgreSQL (``DATABASE_URL=postgres://...``, as CI sets it): a dedicated database
-  ``skullking_browser_<pid>``, created here, migrated, and dropped at the end.
+  ``skullking_browser_<pid>_<random>``, created here, migrated, and dropped at the end.
+
+(Both from ``tests.support.servers.scratch_database``.)
 
 The schema comes from ``manage.py migrate`` run in a subprocess and the users from
 ``manage.py shell -c``, so the test process itself never opens a database: nothing
@@ -20,22 +22,24 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
-import sys
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-ROOT = Path(__file__).resolve().parents[2]
-VENV_PYTHON = ROOT / ".venv" / "bin" / "python"
-PYTHON = str(VENV_PYTHON) if VENV_PYTHON.exists() else sys.executable
+from tests.support.servers import (
+    ROOT,
+    free_port,
+    manage,
+    scratch_database,
+    start_server,
+    stop_process,
+)
+
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -47,7 +51,6 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-DAPHNE = (PYTHON, "-m", "daphne", "-b", "127.0.0.1")
 PASSWORD = "Parrot-and-plank-42"
 #: Users created for the whole session (the sign-up test makes its own).
 USERS = ("ann", "bob", "cid", "dee", "eve", "fay")
@@ -74,43 +77,6 @@ def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[s
 # ---------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _postgres_database(base_url: str) -> tuple[str, Callable[[], None]]:
-    """Create a fresh dedicated database next to ``base_url``'s; return its URL and a dropper."""
-    import psycopg
-    from psycopg import sql
-
-    parts = urlsplit(base_url)
-    name = f"skullking_browser_{os.getpid()}"
-    url = urlunsplit(parts._replace(path=f"/{name}"))
-    candidates = [base_url, urlunsplit(parts._replace(path="/postgres"))]
-
-    def admin() -> psycopg.Connection[Any]:
-        last: Exception | None = None
-        for candidate in candidates:
-            try:
-                return psycopg.connect(candidate, autocommit=True, connect_timeout=10)
-            except psycopg.OperationalError as error:
-                last = error
-        raise RuntimeError(f"cannot reach PostgreSQL at {base_url}: {last}")
-
-    def drop() -> None:
-        with admin() as conn:
-            conn.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
-
-    drop()
-    with admin() as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    return url, drop
-
-
 @dataclass
 class Server:
     url: str
@@ -120,20 +86,7 @@ class Server:
 
     def manage(self, *args: str, timeout: float = 180) -> str:
         """Run ``manage.py <args>`` against the server's database; return its stdout."""
-        done = subprocess.run(
-            [PYTHON, "manage.py", *args],
-            cwd=ROOT,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-        if done.returncode != 0:
-            raise RuntimeError(
-                f"manage.py {args[0]} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
-            )
-        return done.stdout
+        return manage(self.env, *args, timeout=timeout)
 
     def shell(self, code: str) -> str:
         return self.manage("shell", "--no-imports", "-c", code)
@@ -146,45 +99,13 @@ class Server:
         return "\n".join(text.splitlines()[-lines:])
 
 
-def _wait_for_port(server: Server, port: int, timeout: float = 45) -> None:
-    deadline = time.monotonic() + timeout
-    assert server.process is not None
-    while time.monotonic() < deadline:
-        if server.process.poll() is not None:
-            raise RuntimeError(f"daphne exited ({server.process.returncode}):\n{server.log_tail()}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError(f"daphne did not listen on {port} within {timeout}s:\n{server.log_tail()}")
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is not None:
-        return
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=10)
-
-
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """daphne on a free port with a migrated database of its own and the USERS created."""
     tmp = tmp_path_factory.mktemp("browser")
-    base_db = os.environ.get("DATABASE_URL", "")
-    drop: Callable[[], None] | None = None
-    if base_db.startswith(("postgres://", "postgresql://", "pgsql://")):
-        db_url, drop = _postgres_database(base_db)
-    else:
-        db_url = f"sqlite:///{tmp / 'browser.sqlite3'}"
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings",
-        "DATABASE_URL": db_url,
         # Development mode: plain http, static files straight from the finders.
         "DJANGO_ENV": "development",
         "DJANGO_DEBUG": "1",
@@ -193,32 +114,22 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         "AXES_FAILURE_LIMIT": "100000",
         "PYTHONUNBUFFERED": "1",
     }
-    port = _free_port()
-    srv = Server(url=f"http://127.0.0.1:{port}", env=env, log_path=tmp / "daphne.log")
-    try:
-        srv.manage("migrate", "--noinput", "-v", "0")
-        names = ", ".join(repr(n) for n in USERS)
-        srv.shell(
-            "from django.contrib.auth import get_user_model\n"
-            "User = get_user_model()\n"
-            f"for name in ({names},):\n"
-            f"    User.objects.create_user(name, password={PASSWORD!r})\n"
-        )
-        with srv.log_path.open("wb") as log:
-            srv.process = subprocess.Popen(
-                [*DAPHNE, "-p", str(port), "config.asgi:application"],
-                cwd=ROOT,
-                env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
+    with scratch_database(os.environ.get("DATABASE_URL", ""), tmp, "browser", env) as db_url:
+        env["DATABASE_URL"] = db_url
+        port = free_port()
+        srv = Server(url=f"http://127.0.0.1:{port}", env=env, log_path=tmp / "daphne.log")
+        try:
+            names = ", ".join(repr(n) for n in USERS)
+            srv.shell(
+                "from django.contrib.auth import get_user_model\n"
+                "User = get_user_model()\n"
+                f"for name in ({names},):\n"
+                f"    User.objects.create_user(name, password={PASSWORD!r})\n"
             )
-        _wait_for_port(srv, port)
-        yield srv
-    finally:
-        if srv.process is not None:
-            _stop(srv.process)
-        if drop is not None:
-            drop()
+            srv.process = start_server(port, env, srv.log_path, daphne=True, timeout=45)
+            yield srv
+        finally:
+            stop_process(srv.process)
 
 
 # ---------------------------------------------------------------------------

@@ -5,7 +5,8 @@ through Redis within a second; stopping a process (SIGTERM) closes its sockets
 with 1012 so that browsers reconnect, and their seats' presence counts drop.
 
 Needs DATABASE_URL (PostgreSQL) and REDIS_URL: CI sets both. Uses its own
-database, created and migrated here and dropped afterwards.
+database (``tests.support.servers.scratch_database``), created and migrated here
+and dropped afterwards.
 """
 
 from __future__ import annotations
@@ -15,28 +16,31 @@ import json
 import os
 import re
 import signal
-import socket
 import statistics
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
-from . import wsclient
+from tests.support import websocket
+from tests.support.servers import (
+    HOST,
+    PYTHON,
+    ROOT,
+    free_port,
+    scratch_database,
+    start_server,
+    stop_process,
+    wait_for_port,
+)
 
 pytestmark = pytest.mark.services
 
-BASE_DIR = Path(__file__).resolve().parents[2]
-PYTHON = sys.executable
-TEST_DB = "skullking_live_test"
-HOST = "127.0.0.1"
 VERSION_ATTR = re.compile(r'data-version="(\d+)"')
 
 SETUP = """
@@ -75,35 +79,6 @@ class Cluster:
     game: dict
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        return int(sock.getsockname()[1])
-
-
-def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"server on port {port} exited with {proc.returncode}")
-        try:
-            with socket.create_connection((HOST, port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise TimeoutError(f"server on port {port} did not start")
-
-
-def admin_sql(database_url: str, *statements: str) -> None:
-    import psycopg
-
-    parts = urllib.parse.urlsplit(database_url)
-    admin_url = urllib.parse.urlunsplit(parts._replace(path="/postgres"))
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        for statement in statements:
-            conn.execute(statement)  # type: ignore[arg-type]
-
-
 def db_value(database_url: str, query: str, *params: object) -> object:
     import psycopg
 
@@ -119,72 +94,43 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         pytest.skip(
             "needs DATABASE_URL (PostgreSQL) and REDIS_URL: the two-process test shares them"
         )
-    parts = urllib.parse.urlsplit(base_url)
-    database_url = urllib.parse.urlunsplit(parts._replace(path=f"/{TEST_DB}"))
-    admin_sql(
-        base_url,
-        f"DROP DATABASE IF EXISTS {TEST_DB} WITH (FORCE)",
-        f"CREATE DATABASE {TEST_DB}",
-    )
     env = {
         **os.environ,
-        "DATABASE_URL": database_url,
         "REDIS_URL": redis_url,
         "DJANGO_SETTINGS_MODULE": "config.settings",
         "PYTHONUNBUFFERED": "1",
         # DEBUG off, as in production: persistent database connections (conn_max_age).
         "DJANGO_DEBUG": "0",
     }
+    logs = tmp_path_factory.mktemp("servers")
     procs: list[subprocess.Popen[bytes]] = []
-    try:
-        subprocess.run(
-            [PYTHON, "manage.py", "migrate", "--noinput", "-v", "0"],
-            cwd=BASE_DIR,
-            env=env,
-            check=True,
-            timeout=120,
-        )
-        setup = subprocess.run(
-            [PYTHON, "-c", SETUP],
-            cwd=BASE_DIR,
-            env=env,
-            check=True,
-            timeout=60,
-            capture_output=True,
-        )
-        game = json.loads(setup.stdout.decode().strip().splitlines()[-1])
-        logs = tmp_path_factory.mktemp("servers")
-        ports = [free_port(), free_port()]
-        for i, port in enumerate(ports):
-            log = open(logs / f"server{i + 1}.log", "wb")  # noqa: SIM115 - lives with the process
-            procs.append(
-                subprocess.Popen(
-                    [PYTHON, "-m", "config.serve", "--bind", HOST, "--port", str(port)],
-                    cwd=BASE_DIR,
-                    env=env,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                )
+    with scratch_database(base_url, logs, "live", env) as database_url:
+        env["DATABASE_URL"] = database_url
+        try:
+            setup = subprocess.run(
+                [PYTHON, "-c", SETUP],
+                cwd=ROOT,
+                env=env,
+                check=True,
+                timeout=60,
+                capture_output=True,
             )
-        for port, proc in zip(ports, procs, strict=True):
-            wait_for_port(port, proc)
-        yield Cluster(ports, procs, database_url, game)
-    finally:
-        for proc in procs:
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
-        for proc in procs:
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        admin_sql(base_url, f"DROP DATABASE IF EXISTS {TEST_DB} WITH (FORCE)")
+            game = json.loads(setup.stdout.decode().strip().splitlines()[-1])
+            ports = [free_port(), free_port()]
+            paths = [logs / f"server{i + 1}.log" for i in range(len(ports))]
+            for port, log in zip(ports, paths, strict=True):
+                procs.append(start_server(port, env, log, wait=False))
+            for port, proc, log in zip(ports, procs, paths, strict=True):
+                wait_for_port(port, proc, log, timeout=20)
+            yield Cluster(ports, procs, database_url, game)
+        finally:
+            stop_process(*procs)
 
 
-async def open_socket(cluster: Cluster, server: int, player: int) -> wsclient.WebSocket:
+async def open_socket(cluster: Cluster, server: int, player: int) -> websocket.WebSocket:
     port = cluster.ports[server]
-    return await wsclient.connect(
+    return await asyncio.to_thread(
+        websocket.connect,
         HOST,
         port,
         f"/ws/tables/{cluster.game['table_id']}/",
@@ -192,11 +138,11 @@ async def open_socket(cluster: Cluster, server: int, player: int) -> wsclient.We
     )
 
 
-async def drain(ws: wsclient.WebSocket, quiet: float = 0.3) -> list[str]:
+async def drain(ws: websocket.WebSocket, quiet: float = 0.3) -> list[str]:
     frames: list[str] = []
     while True:
         try:
-            frame = await ws.recv(timeout=quiet if frames else 5)
+            frame = await asyncio.to_thread(ws.recv, quiet if frames else 5)
         except TimeoutError:
             return frames
         assert isinstance(frame, str), frame
@@ -239,11 +185,11 @@ class Http:
             return int(error.code)
 
 
-async def wait_for(ws: wsclient.WebSocket, predicate, timeout: float) -> float:  # type: ignore[no-untyped-def]
+async def wait_for(ws: websocket.WebSocket, predicate, timeout: float) -> float:  # type: ignore[no-untyped-def]
     """Time at which a frame matching ``predicate`` arrived."""
     deadline = time.monotonic() + timeout
     while True:
-        frame = await ws.recv(timeout=max(0.01, deadline - time.monotonic()))
+        frame = await asyncio.to_thread(ws.recv, max(0.01, deadline - time.monotonic()))
         assert isinstance(frame, str), frame
         if predicate(frame):
             return time.monotonic()
@@ -290,8 +236,8 @@ async def test_move_posted_to_one_process_reaches_a_socket_on_the_other(cluster:
         f"max {max(latencies) * 1000:.1f} ms"
     )
     assert max(latencies) < 1.0
-    await ws1.close()
-    await ws2.close()
+    await asyncio.to_thread(ws1.close)
+    await asyncio.to_thread(ws2.close)
 
 
 async def test_sigterm_closes_sockets_with_1012_and_releases_presence(cluster: Cluster) -> None:
@@ -304,8 +250,8 @@ async def test_sigterm_closes_sockets_with_1012_and_releases_presence(cluster: C
 
     proc = cluster.procs[0]
     proc.send_signal(signal.SIGTERM)
-    closed = await ws.recv(timeout=3)
-    assert isinstance(closed, wsclient.Closed), closed
+    closed = await asyncio.to_thread(ws.recv, 3)
+    assert isinstance(closed, websocket.Closed), closed
     assert closed.code == 1012
     await asyncio.to_thread(proc.wait, 10)
     assert proc.returncode == 0
@@ -314,4 +260,4 @@ async def test_sigterm_closes_sockets_with_1012_and_releases_presence(cluster: C
     # The other process keeps serving: a browser reconnects there and gets a snapshot.
     again = await open_socket(cluster, 1, 0)
     assert f'data-version="{game["version"] + 1}"' in (await drain(again))[0]
-    await again.close()
+    await asyncio.to_thread(again.close)

@@ -2,43 +2,44 @@
 
 Each test runs real servers: a private redis-server on a free port (the shared
 one on 6379 is never touched), daphne processes (``python -m config.serve``)
-pointed at it and at a dedicated database (PostgreSQL ``skullking_faults_<pid>``
-next to DATABASE_URL's, created, migrated and dropped here; a temporary SQLite
-file when DATABASE_URL is SQLite). Players talk HTTP and websocket to those
+pointed at it and at a dedicated database (``tests.support.servers.scratch_database``:
+a fresh PostgreSQL database next to DATABASE_URL's, created, migrated and dropped
+here; a temporary SQLite file when DATABASE_URL is SQLite). Players talk HTTP and websocket to those
 processes as a browser would (session cookie, CSRF cookie + token, Origin).
 The test process never opens the database itself: set-up and the final audit
 run through ``manage.py shell``.
 
-No websocket client library is locked (requirements.lock has no ``websockets``;
-tests/live uses channels.testing in-process), so a minimal RFC 6455 client is
-defined below.
+No websocket client library is locked (requirements.lock has no ``websockets``), so
+the sockets use the minimal RFC 6455 client of ``tests.support.websocket``.
 """
 
 from __future__ import annotations
 
-import base64
-import contextlib
 import http.client
 import json
 import os
 import re
 import shutil
 import signal
-import socket
-import struct
 import subprocess
-import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode, urlsplit, urlunsplit
+from urllib.parse import urlencode
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-VENV_PYTHON = ROOT / ".venv" / "bin" / "python"
-PYTHON = str(VENV_PYTHON) if VENV_PYTHON.exists() else sys.executable
+from tests.support.servers import (
+    free_port,
+    manage,
+    scratch_database,
+    start_server,
+    stop_process,
+    wait_for_port,
+)
+from tests.support.websocket import WebSocket, connect
+
 CSRF = "a1" * 16  # our own CSRF cookie secret: the token posted is the same value
 VERSION_ATTR = re.compile(r'data-version="(\d+)"')
 
@@ -55,36 +56,6 @@ pytestmark = [
 # ---------------------------------------------------------------------------
 # processes
 # ---------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def wait_port(port: int, process: subprocess.Popen, log: Path, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"process exited:\n{log.read_text(errors='replace')[-3000:]}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.3):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"nothing listens on {port}:\n{log.read_text(errors='replace')[-3000:]}")
-
-
-def stop(process: subprocess.Popen | None) -> None:
-    if process is None or process.poll() is not None:
-        return
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=10)
 
 
 class Redis:
@@ -106,10 +77,10 @@ class Redis:
             stdout=log.open("ab"),
             stderr=subprocess.STDOUT,
         )
-        wait_port(self.port, self.process, log)
+        wait_for_port(self.port, self.process, log)
 
     def stop(self) -> None:
-        stop(self.process)
+        stop_process(self.process)
         self.process = None
 
 
@@ -120,61 +91,16 @@ class Services:
         self.redis = redis
         self.servers: list[subprocess.Popen] = []
 
-    def manage(self, *args: str) -> str:
-        done = subprocess.run(
-            [PYTHON, "manage.py", *args],
-            cwd=ROOT,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=180,
-            check=False,
-        )
-        if done.returncode != 0:
-            raise RuntimeError(f"manage.py {args[0]}:\n{done.stdout}\n{done.stderr}")
-        return done.stdout
-
     def shell(self, code: str) -> Any:
-        out = self.manage("shell", "--no-imports", "-c", code)
+        out = manage(self.env, "shell", "--no-imports", "-c", code)
         return json.loads(out.strip().splitlines()[-1])
 
     def daphne(self) -> tuple[int, subprocess.Popen, Path]:
         port = free_port()
         log = self.tmp / f"daphne-{port}.log"
-        process = subprocess.Popen(
-            [PYTHON, "-m", "config.serve", "--bind", "127.0.0.1", "--port", str(port)],
-            cwd=ROOT,
-            env=self.env,
-            stdout=log.open("ab"),
-            stderr=subprocess.STDOUT,
-        )
+        process = start_server(port, self.env, log)
         self.servers.append(process)
-        wait_port(port, process, log)
         return port, process, log
-
-
-def _database(base_url: str, tmp: Path) -> tuple[str, Callable[[], None]]:
-    if not base_url.startswith(("postgres://", "postgresql://", "pgsql://")):
-        return f"sqlite:///{tmp / 'faults.sqlite3'}", lambda: None
-    import psycopg
-    from psycopg import sql
-
-    parts = urlsplit(base_url)
-    name = f"skullking_faults_{os.getpid()}"
-
-    def admin() -> Any:
-        return psycopg.connect(base_url, autocommit=True, connect_timeout=10)
-
-    def drop() -> None:
-        with admin() as conn:
-            conn.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
-
-    drop()
-    with admin() as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    return urlunsplit(parts._replace(path=f"/{name}")), drop
 
 
 @pytest.fixture(scope="module")
@@ -182,26 +108,24 @@ def services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
     tmp = tmp_path_factory.mktemp("faults")
     redis = Redis(tmp)
     redis.start()
-    db_url, drop = _database(os.environ["DATABASE_URL"], tmp)
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings",
-        "DATABASE_URL": db_url,
         "REDIS_URL": redis.url,
         "DJANGO_ENV": "development",
         "DJANGO_DEBUG": "0",  # a 500 is a plain 500, as in production
         "PYTHONUNBUFFERED": "1",
         "LOG_LEVEL": "WARNING",
     }
-    found = Services(tmp, env, redis)
     try:
-        found.manage("migrate", "--noinput", "-v", "0")
-        yield found
+        with scratch_database(os.environ["DATABASE_URL"], tmp, "faults", env) as db_url:
+            found = Services(tmp, {**env, "DATABASE_URL": db_url}, redis)
+            try:
+                yield found
+            finally:
+                stop_process(*found.servers)
     finally:
-        for process in found.servers:
-            stop(process)
         redis.stop()
-        drop()
 
 
 NEW_GAME = """
@@ -240,7 +164,7 @@ print(json.dumps({{"audit": audit_table(table), "version": table.version,
 
 
 # ---------------------------------------------------------------------------
-# a browser, minimal: HTTP with cookies, and an RFC 6455 websocket
+# a browser, minimal: HTTP with cookies (websockets: tests.support.websocket)
 # ---------------------------------------------------------------------------
 
 
@@ -263,99 +187,6 @@ class Browser:
             return response.status, response.read().decode(errors="replace")
         finally:
             conn.close()
-
-
-class WebSocket:
-    def __init__(self, port: int, path: str, cookie: str) -> None:
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-        key = base64.b64encode(os.urandom(16)).decode()
-        self.sock.sendall(
-            (
-                f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
-                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-                f"Sec-WebSocket-Version: 13\r\nOrigin: http://127.0.0.1:{port}\r\n"
-                f"Cookie: {cookie}\r\n\r\n"
-            ).encode()
-        )
-        head = b""
-        while b"\r\n\r\n" not in head:
-            chunk = self.sock.recv(1)
-            if not chunk:
-                raise ConnectionError("handshake: connection closed")
-            head += chunk
-        assert head.startswith(b"HTTP/1.1 101"), head
-        self.closed: int | None = None
-
-    def _read(self, count: int) -> bytes:
-        data = b""
-        while len(data) < count:
-            chunk = self.sock.recv(count - len(data))
-            if not chunk:
-                raise ConnectionError("connection closed")
-            data += chunk
-        return data
-
-    def _send(self, opcode: int, payload: bytes) -> None:
-        mask = os.urandom(4)
-        head = bytes([0x80 | opcode])
-        size = len(payload)
-        if size < 126:
-            head += bytes([0x80 | size])
-        elif size < 65536:
-            head += bytes([0x80 | 126]) + struct.pack("!H", size)
-        else:
-            head += bytes([0x80 | 127]) + struct.pack("!Q", size)
-        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-        self.sock.sendall(head + mask + masked)
-
-    def receive(self, timeout: float) -> str | None:
-        """The next text message; None when nothing came in ``timeout`` or the socket closed."""
-        self.sock.settimeout(timeout)
-        message = b""
-        try:
-            while True:
-                first, second = self._read(2)
-                opcode, size = first & 0x0F, second & 0x7F
-                if size == 126:
-                    size = struct.unpack("!H", self._read(2))[0]
-                elif size == 127:
-                    size = struct.unpack("!Q", self._read(8))[0]
-                payload = self._read(size)
-                if opcode == 0x8:
-                    self.closed = struct.unpack("!H", payload[:2])[0] if payload else 1005
-                    return None
-                if opcode == 0x9:
-                    self._send(0xA, payload)
-                    continue
-                if opcode in (0x1, 0x0, 0x2):
-                    message += payload
-                    if first & 0x80:
-                        return message.decode()
-        except TimeoutError:
-            return None
-        except (ConnectionError, OSError):
-            self.closed = self.closed or 1006
-            return None
-
-    def until_version(self, version: int, timeout: float = 10) -> str:
-        """Frames until one renders ``version`` or later; that frame."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            frame = self.receive(max(0.05, deadline - time.monotonic()))
-            if frame is None:
-                if self.closed is not None:
-                    raise AssertionError(f"socket closed ({self.closed}) before v{version}")
-                continue
-            found = [int(v) for v in VERSION_ATTR.findall(frame)]
-            if found and max(found) >= version:
-                return frame
-        raise AssertionError(f"no frame with version {version} in {timeout}s")
-
-    def close(self) -> None:
-        with contextlib.suppress(OSError):
-            self._send(0x8, struct.pack("!H", 1000))
-        with contextlib.suppress(OSError):
-            self.sock.close()
 
 
 # ---------------------------------------------------------------------------
@@ -404,10 +235,31 @@ def new_game(services: Services, prefix: str) -> tuple[int, list[Browser]]:
 
 
 def snapshot_socket(port: int, table: int, player: Browser) -> tuple[WebSocket, str]:
-    ws = WebSocket(port, f"/ws/tables/{table}/", player.cookie)
+    ws = connect(
+        "127.0.0.1",
+        port,
+        f"/ws/tables/{table}/",
+        {"Origin": f"http://127.0.0.1:{port}", "Cookie": player.cookie},
+        timeout=10,
+    )
     frame = ws.receive(10)
     assert frame is not None, f"no snapshot (closed {ws.closed})"
     return ws, frame
+
+
+def until_version(ws: WebSocket, version: int, timeout: float = 10) -> str:
+    """Frames until one renders ``version`` or later; that frame."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        frame = ws.receive(max(0.05, deadline - time.monotonic()))
+        if frame is None:
+            if ws.closed is not None:
+                raise AssertionError(f"socket closed ({ws.closed.code}) before v{version}")
+            continue
+        found = [int(v) for v in VERSION_ATTR.findall(frame)]
+        if found and max(found) >= version:
+            return frame
+    raise AssertionError(f"no frame with version {version} in {timeout}s")
 
 
 # ---------------------------------------------------------------------------
@@ -459,7 +311,7 @@ def test_redis_stops_mid_game(services: Services) -> None:
         # ...and live pushes work again for the next move.
         status, url, form = one_move(port, table, players)
         assert status == 303
-        fresh.until_version(down_version + 1)
+        until_version(fresh, down_version + 1)
     finally:
         fresh.close()
 
@@ -479,7 +331,7 @@ def test_daphne_killed_mid_game(services: Services) -> None:
         if "card" in last:
             break
     version = int(last["version"]) + 1
-    ws.until_version(version)
+    until_version(ws, version)
 
     first.send_signal(signal.SIGKILL)
     first.wait(timeout=10)
@@ -498,7 +350,7 @@ def test_daphne_killed_mid_game(services: Services) -> None:
         # The game goes on through the surviving process, pushed live.
         status, url, form = one_move(second_port, table, players)
         assert status == 303, (url, form)
-        again.until_version(saved["version"] + 1)
+        until_version(again, saved["version"] + 1)
     finally:
         again.close()
     assert services.shell(AUDIT.format(table=table))["audit"] == []
