@@ -28,17 +28,11 @@ from django.urls import reverse
 from games import actions, rules
 from games.models import (
     MAX_SEATS,
-    Bid,
-    ChatMessage,
-    HandCard,
-    Play,
-    Round,
-    RoundScore,
     Seat,
     Table,
-    Trick,
 )
 from games.state import load_state
+from tests.games.helpers import snapshot
 
 User = get_user_model()
 
@@ -176,31 +170,6 @@ def cell_world(world: Any, state: str) -> dict[str, Any]:
     return {"table": fresh(world["tables"][state]), "users": world["users"]}
 
 
-def snapshot(table: Table) -> dict[str, Any]:
-    """Everything an action on ``table`` may write."""
-    row = Table.objects.filter(pk=table.pk).values(
-        "version", "status", "phase", "round_number", "invite_token", "cancelled_by"
-    )[0]
-    rounds = Round.objects.filter(table=table)
-    return {
-        "table": row,
-        "seats": list(
-            Seat.objects.filter(table=table).order_by("pk").values_list("user", "position")
-        ),
-        "rounds": rounds.count(),
-        "bids": list(Bid.objects.filter(round__table=table).values_list("seat", "value")),
-        "tricks": list(
-            Trick.objects.filter(round__table=table).values_list("number", "complete", "winner")
-        ),
-        "plays": Play.objects.filter(round__table=table).count(),
-        "hand_cards": HandCard.objects.filter(round__table=table, played=False).count(),
-        "scores": RoundScore.objects.filter(round__table=table).count(),
-        "chat": ChatMessage.objects.filter(table=table).count(),
-        "all_tables": Table.objects.count(),
-        "all_seats": Seat.objects.count(),
-    }
-
-
 def client_for(user: Any, **kwargs: Any) -> Client:
     client = Client(raise_request_exception=False, **kwargs)
     if user is not None:
@@ -320,12 +289,12 @@ def test_matrix_cell(world: Any, role: str, state: str, action: str) -> None:
     url = url_for(action, table)
     want_status, want_change = expected(role, state, action)
     client = client_for(user)
-    before = snapshot(table)
+    before = snapshot()
     if action in ("table", "join_get"):
         response = client.get(url)
     else:
         response = client.post(url, form_for(action, table, user))
-    after = snapshot(table)
+    after = snapshot()
 
     assert response.status_code == want_status, (
         f"{role} {action} on a {state} table: {response.status_code}, want {want_status}\n"
@@ -369,10 +338,10 @@ def test_htmx_refusals_have_the_same_status_and_change_nothing(
     cell = cell_world(world, state)
     table, user = cell["table"], cell["users"][role]
     want_status, _ = expected(role, state, action)
-    before = snapshot(table)
+    before = snapshot()
     response = client_for(user).post(url_for(action, table), form_for(action, table, user), **HTMX)
     assert response.status_code == want_status
-    assert snapshot(table) == before
+    assert snapshot() == before
 
 
 # ---------------------------------------------------------------------------
@@ -428,7 +397,7 @@ def test_unknown_table_is_a_404_that_changes_nothing(world: Any, role: str, acti
     cell = cell_world(world, "bidding")
     table, user = cell["table"], cell["users"][role]
     missing = Table.objects.order_by("-pk").first().pk + 1000
-    before = snapshot(table)
+    before = snapshot()
     client = client_for(user)
     url = url_for(action, table).replace(f"/{table.pk}/", f"/{missing}/")
     if action == "table":
@@ -436,7 +405,7 @@ def test_unknown_table_is_a_404_that_changes_nothing(world: Any, role: str, acti
     else:
         response = client.post(url, form_for(action, table, user))
     assert response.status_code == 404
-    assert snapshot(table) == before
+    assert snapshot() == before
 
 
 @pytest.mark.django_db
@@ -445,10 +414,10 @@ def test_unknown_table_is_a_404_that_changes_nothing(world: Any, role: str, acti
 def test_actions_only_accept_post(world: Any, method: str, action: str) -> None:
     cell = cell_world(world, "bidding")
     table, user = cell["table"], cell["users"]["host"]
-    before = snapshot(table)
+    before = snapshot()
     response = getattr(client_for(user), method)(url_for(action, table))
     assert response.status_code == 405
-    assert snapshot(table) == before
+    assert snapshot() == before
 
 
 # ---------------------------------------------------------------------------
@@ -475,19 +444,19 @@ def test_every_post_needs_the_csrf_token(world: Any, action: str, htmx: bool) ->
     url = reverse("create_table") if action == "create" else url_for(action, table)
     data = {"ghost": "on"} if action == "create" else form_for(action, table, user)
     extra = HTMX if htmx else {}
-    before = snapshot(table)
+    before = snapshot()
     response = client.post(url, data, **extra)  # ...but the form has no token
     assert response.status_code == 403, response.status_code
-    assert snapshot(table) == before
+    assert snapshot() == before
     # A wrong token is as good as none.
     response = client.post(url, data, HTTP_X_CSRFTOKEN="x" * 32, **extra)
     assert response.status_code == 403
-    assert snapshot(table) == before
+    assert snapshot() == before
     # The same POST with the cookie's token is accepted: the 403 was CSRF's.
     token = client.cookies["csrftoken"].value
     response = client.post(url, {**data, "csrfmiddlewaretoken": token}, **extra)
     assert response.status_code in (200, 303), response.status_code
-    assert snapshot(table) != before
+    assert snapshot() != before
 
 
 # ---------------------------------------------------------------------------
@@ -523,11 +492,11 @@ def test_rotation_by_the_host_invalidates_the_old_link(world: Any) -> None:
     new = reverse("join", args=[table.invite_token])
     assert new != old
     client = client_for(newcomer)
-    before = snapshot(table)
+    before = snapshot()
     for response in (client.get(old), client.post(old)):
         assert response.status_code == 404
         assert b'role="alert"' in response.content
-    assert snapshot(table) == before
+    assert snapshot() == before
     assert client.get(new).status_code == 200
     assert client.post(new).status_code == 303
     assert Seat.objects.filter(table=table, user=newcomer).exists()
@@ -537,10 +506,10 @@ def test_rotation_by_the_host_invalidates_the_old_link(world: Any) -> None:
 @pytest.mark.parametrize("role", ["seated", "staff_seated", "stranger", "staff"])
 def test_only_the_host_rotates_the_link(world: Any, role: str) -> None:
     table = fresh(world["tables"]["waiting"])
-    before = snapshot(table)
+    before = snapshot()
     response = client_for(world["users"][role]).post(reverse("rotate_invite", args=[table.pk]))
     assert response.status_code == 403
-    assert snapshot(table) == before
+    assert snapshot() == before
     assert fresh(table).invite_token == table.invite_token
 
 
@@ -555,12 +524,12 @@ def test_link_refused_once_the_table_is_full() -> None:
         assert response.status_code == 303
     assert Seat.objects.filter(table=table).count() == MAX_SEATS
     late = client_for(make_user("late"))
-    before = snapshot(table)
+    before = snapshot()
     url = reverse("join", args=[table.invite_token])
     get, post = late.get(url), late.post(url)
     assert get.status_code == 409 and b"full" in get.content
     assert post.status_code == 409 and b"full" in post.content
-    assert snapshot(table) == before
+    assert snapshot() == before
     assert b"Join this table</button>" not in get.content
 
 
@@ -569,12 +538,12 @@ def test_link_refused_once_the_table_is_full() -> None:
 def test_link_refused_once_started_or_over(world: Any, state: str) -> None:
     table = fresh(world["tables"][state])
     late = client_for(make_user("late"))
-    before = snapshot(table)
+    before = snapshot()
     url = reverse("join", args=[table.invite_token])
     for response in (late.get(url), late.post(url), late.post(url, HTTP_HX_REQUEST="true")):
         assert response.status_code == 409
         assert b'role="alert"' in response.content
-    assert snapshot(table) == before
+    assert snapshot() == before
 
 
 @pytest.mark.django_db
@@ -582,13 +551,12 @@ def test_link_refused_once_started_or_over(world: Any, state: str) -> None:
     "token", ["x", "A" * 32, "A" * 64, "' OR 1=1 --", "%00", "../../admin", "A" * 65]
 )
 def test_forged_tokens_are_404(world: Any, token: str) -> None:
-    table = fresh(world["tables"]["waiting"])
     client = client_for(world["users"]["stranger"])
-    before = snapshot(table)
+    before = snapshot()
     for method in (client.get, client.post):
         response = method(f"/join/{token}/")
         assert response.status_code == 404
-    assert snapshot(table) == before
+    assert snapshot() == before
 
 
 # ---------------------------------------------------------------------------
@@ -637,7 +605,7 @@ async def test_websocket_matrix(role: str, state: str) -> None:
     built = await sync_to_async(build)(state)
     table, user = built["table"], built["users"][role]
     cookie = None if user is None else await sync_to_async(_cookie)(user)
-    before = await sync_to_async(snapshot)(table)
+    before = await sync_to_async(snapshot)()
     comm = await _open(f"/ws/tables/{table.pk}/", cookie)
     try:
         message = await comm.receive_output(timeout=5)
@@ -652,7 +620,7 @@ async def test_websocket_matrix(role: str, state: str) -> None:
             assert await comm.receive_nothing(timeout=0.3)
     finally:
         await comm.disconnect()
-    after = await sync_to_async(snapshot)(table)
+    after = await sync_to_async(snapshot)()
     if want is not None:
         after["chat"] = before["chat"]
     else:

@@ -26,17 +26,10 @@ from hypothesis import strategies as st
 
 from games import actions, rules
 from games.models import (
-    Bid,
-    ChatMessage,
-    HandCard,
-    Play,
-    Round,
-    RoundScore,
-    Seat,
     Table,
-    Trick,
 )
 from games.state import load_state
+from tests.games.helpers import snapshot
 
 pytestmark = pytest.mark.django_db
 
@@ -60,24 +53,6 @@ def make_user(name: str) -> Any:
     user.set_unusable_password()
     user.save()
     return user
-
-
-def snapshot() -> dict[str, Any]:
-    return {
-        "tables": list(
-            Table.objects.order_by("pk").values_list(
-                "pk", "version", "status", "phase", "round_number", "invite_token"
-            )
-        ),
-        "seats": list(Seat.objects.order_by("pk").values_list("pk", "table", "user", "position")),
-        "rounds": Round.objects.count(),
-        "hand": list(HandCard.objects.order_by("pk").values_list("pk", "played")),
-        "bids": list(Bid.objects.order_by("pk").values_list("pk", "value")),
-        "tricks": list(Trick.objects.order_by("pk").values_list("pk", "complete")),
-        "plays": Play.objects.count(),
-        "scores": RoundScore.objects.count(),
-        "chat": ChatMessage.objects.count(),
-    }
 
 
 def _advance(table: Table, until: str) -> Table:
