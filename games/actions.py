@@ -17,6 +17,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from accounts import ratelimit
+
 from . import rules
 from .broadcast import table_changed_on_commit
 from .models import (
@@ -36,6 +38,7 @@ from .models import (
 from .state import GHOST, GameState, load_state
 
 INTEGER = re.compile(r"-?[0-9]{1,12}")
+CHAT_BURST, CHAT_BURST_SECONDS = 20, 10  # at most 20 messages in 10 seconds per player
 
 
 class ActionError(Exception):
@@ -445,6 +448,9 @@ def post_chat(user: Any, table_id: int, text: str) -> ChatMessage:
         raise ActionError(
             _("A message has at most %(n)s characters.") % {"n": CHAT_MAX_LENGTH}, 400
         )
+    # Every message makes every seated socket re-render: a flood would slow the table.
+    if not ratelimit.hit("chat", str(user.pk), CHAT_BURST, CHAT_BURST_SECONDS):
+        raise ActionError(_("You are sending messages too fast; wait a few seconds."), 429)
     message = ChatMessage.objects.create(table=table, author=user, text=text)
     # Chat does not bump the version: a message must not turn a player's
     # pending move into a stale one. The push still tells sockets to re-render.

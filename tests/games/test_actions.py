@@ -439,6 +439,16 @@ def test_r11_chat_for_seated_players() -> None:
     assert ChatMessage.objects.count() == 2
 
 
+def test_r11_chat_flood_is_refused_with_429_and_stores_nothing() -> None:
+    table, users = started_table(2)
+    for i in range(actions.CHAT_BURST):
+        actions.post_chat(users[0], table.pk, f"message {i}")
+    assert_refused(429, actions.post_chat, users[0], table.pk, "one too many")
+    # The limit is per player: the other one still talks.
+    actions.post_chat(users[1], table.pk, "ahoy")
+    assert ChatMessage.objects.filter(table=table).count() == actions.CHAT_BURST + 1
+
+
 def test_r11_chat_refusals() -> None:
     table, users = seated_table(2)
     (stranger,) = make_users(1, "stranger")
