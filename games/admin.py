@@ -181,6 +181,11 @@ class RoundAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     inlines = (BidInline, TrickInline, RoundScoreInline)
 
 
+def player_name(row: HandCard | Play) -> str:
+    """Who holds or played a card: a user, or the ghost (a NULL seat, R8)."""
+    return str(_("ghost")) if row.seat_id is None or row.seat is None else str(row.seat.user)
+
+
 @admin.register(HandCard)
 class HandCardAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ("id", "round", "holder", "card", "deal_order", "played")
@@ -190,7 +195,7 @@ class HandCardAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
     @admin.display(description=_("holder"))
     def holder(self, obj: HandCard) -> str:
-        return "ghost" if obj.seat_id is None else str(obj.seat.user)
+        return player_name(obj)
 
 
 @admin.register(Bid)
@@ -236,7 +241,7 @@ class PlayAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
     @admin.display(description=_("player"))
     def player(self, obj: Play) -> str:
-        return "ghost" if obj.seat_id is None else str(obj.seat.user)
+        return player_name(obj)
 
 
 @admin.register(RoundScore)

@@ -25,6 +25,18 @@ from games.state import GameState, load_state
 
 User = get_user_model()
 
+# Every URL name that changes a table (each takes the table id and answers POST only).
+ACTION_URL_NAMES = (
+    "start_game",
+    "place_bid",
+    "play_card",
+    "next_trick",
+    "next_round",
+    "post_chat",
+    "rotate_invite",
+    "leave_table",
+)
+
 
 def make_users(count: int, prefix: str = "player") -> list[Any]:
     """Users without a password hash (hashing is slow and never needed here)."""

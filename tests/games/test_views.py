@@ -16,6 +16,7 @@ from games.models import ChatMessage, Seat, Table
 from games.state import load_state
 
 from .helpers import (
+    ACTION_URL_NAMES,
     at_phase,
     bid_all,
     fresh,
@@ -554,16 +555,7 @@ def test_post_by_non_seated_user_is_403_page_without_table_content():
 def test_get_on_post_views_is_405_and_post_on_get_views_is_405():
     table, (anne, _) = seated_table(2)
     client = client_for(anne)
-    for name in (
-        "start_game",
-        "place_bid",
-        "play_card",
-        "next_trick",
-        "next_round",
-        "post_chat",
-        "rotate_invite",
-        "leave_table",
-    ):
+    for name in ACTION_URL_NAMES:
         assert client.get(table_url(table, name)).status_code == 405, name
     assert client.post(table_url(table)).status_code == 405
     assert client.post(reverse("rules")).status_code == 405

@@ -29,21 +29,12 @@ from games.models import (
     Table,
 )
 from games.state import load_state
-from tests.games.helpers import snapshot
+from tests.games.helpers import ACTION_URL_NAMES, snapshot
 
 pytestmark = pytest.mark.django_db
 
 User = get_user_model()
-ACTIONS = (
-    "start_game",
-    "place_bid",
-    "play_card",
-    "next_trick",
-    "next_round",
-    "post_chat",
-    "rotate_invite",
-    "leave_table",
-)
+ACTIONS = ACTION_URL_NAMES
 FIELDS = ("version", "value", "card", "tigress_as", "text", "confirm", "ghost", "junk")
 CARD_CODES = [str(c) for c in rules.DECK]
 
