@@ -17,7 +17,7 @@ from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 
 from config.asgi import application
-from games import actions
+from games import actions, presence
 from games.models import Play, Table
 
 from .helpers import (
@@ -317,3 +317,33 @@ async def test_player_who_leaves_a_waiting_table_is_disconnected() -> None:
     await db(actions.leave_table)(game.users[1], game.table.pk)
     assert await close_code(bert_sock) == 4403
     await bert_sock.disconnect()
+
+
+async def test_huge_table_ids_close_with_4404_like_any_unknown_table() -> None:
+    """Issue 15: an id of 2**63 or more overflowed the database driver (1011, retried)."""
+    game = await db(make_game)()
+    for table_id in (2**63 - 1, 2**63, 10**30):
+        comm = await open_socket(table_id, game.cookies[0])
+        assert await close_code(comm) == 4404
+        await comm.disconnect()
+
+
+async def test_presence_of_a_killed_process_expires_and_heals_by_itself(settings: Any) -> None:
+    """A socket whose process died never says goodbye: its entry stops being refreshed,
+    expires after three heartbeats, and the other players' heartbeat shows it offline."""
+    settings.PRESENCE_HEARTBEAT_SECONDS = 0.2
+    game = await db(make_game)(("anne", "bert"), start=False)
+    table, (anne, bert) = game.table, game.users
+    bert_seat = await db(lambda: table.seats.get(user=bert).pk)()
+    # bert's socket lived on a process that was SIGKILLed: an entry nobody refreshes.
+    await db(presence.touch)(bert_seat, "specific.killed-process!bert")
+    anne_sock = await open_socket(table.pk, game.cookies[0])
+    seen = await drain(anne_sock, first_timeout=1)
+    assert not await db(shown_offline)(seen, bert, table)  # looks connected at first
+    seen += [await anne_sock.receive_from(timeout=3)]  # a heartbeat after the expiry
+    assert await db(shown_offline)(seen, bert, table)
+    assert await db(connections)(table, bert) == 0
+    # anne's own socket keeps itself alive all along.
+    assert await db(connections)(table, anne) == 1
+    await anne_sock.disconnect()
+    assert await db(connections)(table, anne) == 0
