@@ -10,7 +10,12 @@ The presenter's API (all through the facade, ``from games import rules``)::
     rules.winning_so_far(plays)            # the same for a trick in progress (None if empty)
     rules.lead_state(plays)                # LeadState: "Lead: green", "Escape led: ..."
     rules.unplayable_cards(hand, plays)    # {Card: Unplayable} for the cards R5 forbids
+    rules.exact_bid_possible(bid, won, tricks_left)  # R9: would this trick's bonus still count
     rules.describe_trick(ex.reason, words) # English (or translated) sentences: see wording.py
+    rules.describe_lead / describe_unplayable / describe_bonus(..., words)
+
+A round summary's "which captures gave the bonus": the ``bonuses`` of the tricks a player
+won (``explain_trick`` on each stored trick), shown only when the bid was exact.
 
 Every position is an index in the trick (play order): map it to a seat with the play order,
 as for ``TrickResult.winner``. The reasons name only cards already on the table;
