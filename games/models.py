@@ -71,10 +71,6 @@ class Table(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
-    # Not a column: once an action's transaction commits, the frames it pushed
-    # (user id -> HTML), so the actor's answer is its own frame (games.broadcast).
-    pushed_frames: dict[int, str] | None = None
-
     class Meta:
         ordering = ["-updated_at"]
         indexes = [models.Index(fields=["status", "-updated_at"])]

@@ -30,6 +30,7 @@ from django.utils.translation import ngettext
 from . import presence, rules
 from .models import MAX_SEATS, ChatMessage, Seat, Table
 from .state import GameState, load_state
+from .templatetags.cards import hand_button
 
 TABLE_TEMPLATE = "games/table.html"
 CHAT_SHOWN = 100  # latest chat messages shown
@@ -72,6 +73,10 @@ class HandCardView:
     code: str
     playable: bool
     needs_choice: bool  # the Tigress: asks "pirate or escape?"
+
+    @property
+    def button(self) -> str:
+        return hand_button(self.code, self.playable, self.needs_choice)
 
 
 @dataclass(frozen=True)

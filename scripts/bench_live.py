@@ -336,10 +336,12 @@ def summary_ms(values: list[float]) -> dict[str, float]:
     }
 
 
-async def run_table_stack(args: argparse.Namespace, t: int, servers: list[Server]) -> dict:
+async def run_table_stack(
+    args: argparse.Namespace, tables: list[Seated], servers: list[Server]
+) -> dict:
     from games.presenter import socket_path
 
-    tables = seat_tables(t, f"{int(time.time())}{t}")
+    t = len(tables)
     origin_of = {s.port: f"http://127.0.0.1:{s.port}" for s in servers}
     stats = Stats()
     everyone: list[list[Player]] = []
@@ -407,7 +409,15 @@ def run_floor(args: argparse.Namespace, t: int) -> dict:
         return {"stack": "floor", "T": t, "error": f"{run} not found"}
     env = {**os.environ, "FLOOR_CLIENT_PY": sys.executable}
     done = subprocess.run(
-        ["bash", str(run), sys.executable, str(t), str(args.warmup), str(args.window), args.mode],
+        [
+            "bash",
+            str(run),
+            sys.executable,
+            str(t),
+            str(int(args.warmup)),
+            str(int(args.window)),
+            args.mode,
+        ],
         capture_output=True,
         text=True,
         env=env,
@@ -452,9 +462,10 @@ def main() -> None:
     rows = []
     with tempfile.TemporaryDirectory() as scratch:
         for t in args.tables:
+            tables = seat_tables(t, f"{int(time.time())}{t}")
             servers = start_servers(args.processes, args.server, env, Path(scratch))
             try:
-                ours = asyncio.run(run_table_stack(args, t, servers))
+                ours = asyncio.run(run_table_stack(args, tables, servers))
             finally:
                 for server in servers:
                     server.process.terminate()

@@ -364,7 +364,8 @@ def test_legal_cards_are_buttons_others_disabled_and_tigress_asks_pirate_or_esca
     hand = region(html, "hand")
     assert 'aria-label="Play G3"' in hand
     assert 'aria-label="Play TIG as pirate"' in hand and 'aria-label="Play TIG as escape"' in hand
-    assert 'name="tigress_as" value="pirate"' in hand and 'value="escape"' in hand
+    # R7: the Tigress's two buttons send her play with the choice.
+    assert 'name="card" value="TIG:pirate"' in hand and 'value="TIG:escape"' in hand
     assert f'name="version" value="{table.version}"' in hand
     # bert waits: his cards are shown, not playable.
     other = region(client_for(bert).get(table_url(table)).content.decode(), "hand")
@@ -372,8 +373,7 @@ def test_legal_cards_are_buttons_others_disabled_and_tigress_asks_pirate_or_esca
     assert "Play G5" not in other and "disabled" in other
 
     response = client_for(anne).post(
-        table_url(table, "play_card"),
-        {"version": table.version, "card": "TIG", "tigress_as": "pirate"},
+        table_url(table, "play_card"), {"version": table.version, "card": "TIG:pirate"}
     )
     assert response.status_code == 303
     html = client_for(bert).get(table_url(table)).content.decode()
@@ -444,9 +444,7 @@ def test_plain_post_redirects_303_htmx_post_returns_the_actors_frame(monkeypatch
     table = fresh(table)
     pushed: dict[int, str] = {}
     publish = broadcast.publish
-    monkeypatch.setattr(
-        broadcast, "publish", lambda *args: pushed.update(publish(*args)) or dict(pushed)
-    )
+    monkeypatch.setattr(broadcast, "publish", lambda *args: pushed.update(publish(*args)))
     response = client_for(bert).post(
         table_url(table, "place_bid"), {"version": table.version, "value": "0"}, **HTMX
     )
