@@ -133,7 +133,7 @@ def send(messages: list[tuple[str, dict[str, Any]]]) -> None:
         # The move is committed; a lost push is healed by the next snapshot
         # (sockets reconnect and resync), so a broken channel layer must not
         # turn a saved move into an error page.
-        log.warning("broadcast to table %s failed", messages[0][0], exc_info=True)
+        log.warning("broadcast of table %s failed", messages[0][0], exc_info=True)
 
 
 async def _send_all(layer: Any, messages: list[tuple[str, dict[str, Any]]]) -> None:
