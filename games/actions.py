@@ -50,6 +50,10 @@ class ActionError(Exception):
         self.status = status
 
 
+class NeedsConfirmation(ActionError):
+    """Leaving now would cancel the game for everyone, and the leaver did not confirm that."""
+
+
 # -- helpers ------------------------------------------------------------------
 
 
@@ -174,7 +178,12 @@ def rotate_invite(user: Any, table_id: int) -> Table:
 
 
 @_atomic_action
-def leave_table(user: Any, table_id: int) -> Table:
+def leave_table(user: Any, table_id: int, *, confirmed: bool = False) -> Table:
+    """Leave a table; in a game in progress only with ``confirmed`` (it cancels the game).
+
+    The status is read under the lock: a plain "Leave" from a page of a waiting
+    table that the host started meanwhile is refused, not turned into a cancel.
+    """
     table = _lock(table_id)
     seat = _seat(table, user)
     if table.status == Table.Status.WAITING:
@@ -192,6 +201,14 @@ def leave_table(user: Any, table_id: int) -> Table:
             other.save(update_fields=["position"])
         return _bump(table)
     if table.status == Table.Status.PLAYING:
+        if not confirmed:
+            raise NeedsConfirmation(
+                _(
+                    "This game is in progress: if you leave, it is cancelled for everyone. "
+                    "Confirm to leave."
+                ),
+                409,
+            )
         # R11: leaving a game in progress cancels it for everyone.
         return _bump(table, status=Table.Status.CANCELLED, cancelled_by=user, phase="")
     raise ActionError(_("This game is over already."), 409)

@@ -282,16 +282,27 @@ def rotate_invite(request: HttpRequest, table_id: int) -> HttpResponse:
 
 @require_POST
 def leave_table(request: HttpRequest, table_id: int) -> HttpResponse:
-    """Before the start: frees the seat. In progress: asks first, then cancels for everyone."""
-    found = _get_table(table_id)
-    if found is None:
+    """Before the start: frees the seat. In progress: asks first, then cancels for everyone.
+
+    The action decides under the table lock from what the user confirmed: reading
+    the status here would race the host's "Start".
+    """
+    if not 0 < table_id <= MAX_DB_ID:
         return _not_found(request)
-    if found.status == Table.Status.PLAYING and request.POST.get("confirm") != "yes":
-        if not found.seats.filter(user=request.user).exists():
-            return _not_seated(request)
-        return render(request, "games/leave_confirm.html", {"table": found})
+    confirmed = request.POST.get("confirm") == "yes"
     try:
-        left = actions.leave_table(request.user, table_id)
+        left = actions.leave_table(request.user, table_id, confirmed=confirmed)
+    except actions.NeedsConfirmation as error:
+        found = _get_table(table_id)
+        if request.htmx or found is None:
+            # The table fragment shows the message and the "Leave and cancel" form.
+            return _fail(request, table_id, error.message, error.status)
+        return render(
+            request,
+            "games/leave_confirm.html",
+            {"table": found},
+            status=error.status,
+        )
     except actions.ActionError as error:
         return _fail(request, table_id, error.message, error.status)
     if left.status == Table.Status.CANCELLED and left.seats.filter(user=request.user).exists():
