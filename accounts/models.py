@@ -1,6 +1,10 @@
 from django.contrib.auth.models import AbstractUser, UserManager
+from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.db import models
 from django.db.models.functions import Lower
+from django.utils.translation import gettext_lazy as _
+
+from .names import validate_not_reserved
 
 
 class CaseInsensitiveUserManager(UserManager["User"]):
@@ -12,6 +16,17 @@ class CaseInsensitiveUserManager(UserManager["User"]):
 
 class User(AbstractUser):
     """The site's user. A custom model from day one, as Django recommends."""
+
+    # Django's field, plus the ghost's names (R8): the validators run wherever a
+    # username is validated (sign-up, the admin's forms, createsuperuser).
+    username = models.CharField(
+        _("username"),
+        max_length=150,
+        unique=True,
+        help_text=_("Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only."),
+        validators=[UnicodeUsernameValidator(), validate_not_reserved],
+        error_messages={"unique": _("A user with that username already exists.")},
+    )
 
     objects = CaseInsensitiveUserManager()
 
