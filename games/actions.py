@@ -9,6 +9,7 @@ ActionError before anything is written, so it changes nothing.
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 from collections.abc import Callable
 from typing import Any
@@ -19,7 +20,7 @@ from django.utils.translation import gettext as _
 
 from accounts import ratelimit
 
-from . import rules
+from . import integrity, rules
 from .broadcast import table_changed_on_commit
 from .models import (
     CHAT_MAX_LENGTH,
@@ -36,6 +37,8 @@ from .models import (
     new_invite_token,
 )
 from .state import GHOST, GameState, load_state
+
+log = logging.getLogger(__name__)
 
 INTEGER = re.compile(r"-?[0-9]{1,12}")
 CHAT_BURST, CHAT_BURST_SECONDS = 20, 10  # at most 20 messages in 10 seconds per player
@@ -113,14 +116,25 @@ def _round_seed(table: Table, number: int) -> int:
 
 
 def _atomic_action(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Run an action in a transaction; a unique-constraint hit is a lost race, not a 500."""
+    """Run an action in a transaction; a lost race on a unique constraint is a 409, not a 500.
+
+    Only the constraints that a move submitted twice runs into mean that
+    (games.integrity); any other constraint failing is a bug: logged and raised.
+    """
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             with transaction.atomic():
                 return func(*args, **kwargs)
-        except IntegrityError:
-            raise ActionError(_("That move was already made."), 409) from None
+        except IntegrityError as error:
+            if integrity.is_lost_race(error):
+                raise ActionError(_("That move was already made."), 409) from None
+            log.exception(
+                "%s broke the database constraint %s",
+                func.__name__,
+                integrity.constraint_name(error) or "(unknown)",
+            )
+            raise
 
     wrapper.__name__ = func.__name__
     wrapper.__doc__ = func.__doc__
