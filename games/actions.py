@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -41,6 +42,7 @@ from .state import GHOST, GameState, load_state
 log = logging.getLogger(__name__)
 
 INTEGER = re.compile(r"-?[0-9]{1,12}")
+MAX_DB_ID = 2**63 - 1  # larger ids cannot exist (and would overflow the database driver)
 CHAT_BURST, CHAT_BURST_SECONDS = 20, 10  # at most 20 messages in 10 seconds per player
 
 
@@ -72,8 +74,10 @@ def parse_int(value: Any, what: str) -> int:
 
 
 def _lock(table_id: int) -> Table:
+    # FOR NO KEY UPDATE (PostgreSQL): actions still queue behind each other, but a
+    # chat message's foreign key check (FOR KEY SHARE) does not wait for a move.
     try:
-        return Table.objects.select_for_update().get(pk=table_id)
+        return Table.objects.select_for_update(no_key=True).get(pk=table_id)
     except (Table.DoesNotExist, ValueError, TypeError, OverflowError):
         raise ActionError(_("There is no such table."), 404) from None
 
@@ -468,11 +472,22 @@ def next_round(user: Any, table_id: int, version: int) -> Table:
 # -- chat (R11: seated players only) ---------------------------------------------------
 
 
-@_atomic_action
 def post_chat(user: Any, table_id: int, text: str) -> ChatMessage:
-    table = _lock(table_id)
-    _seat(table, user)
+    """Post a message. Chat changes no game row: no table lock, and no transaction for a refusal.
+
+    A move in progress holds the table lock for its whole transaction; chat does
+    not wait for it. The rate limit is checked before anything is written.
+    """
     text = str(text or "").strip()
+    # The table and the user's seat in one read (None: no such table).
+    table = None
+    if isinstance(table_id, int) and 0 < table_id <= MAX_DB_ID:
+        seated = Seat.objects.filter(table=OuterRef("pk"), user_id=user.pk)
+        table = Table.objects.filter(pk=table_id).annotate(seated=Exists(seated)).first()
+    if table is None:
+        raise ActionError(_("There is no such table."), 404)
+    if not table.seated:
+        raise ActionError(_("You are not seated at this table."), 403)
     if not text:
         raise ActionError(_("Write something before sending."), 400)
     if len(text) > CHAT_MAX_LENGTH:
@@ -484,6 +499,7 @@ def post_chat(user: Any, table_id: int, text: str) -> ChatMessage:
         raise ActionError(_("You are sending messages too fast; wait a few seconds."), 429)
     message = ChatMessage.objects.create(table=table, author=user, text=text)
     # Chat does not bump the version: a message must not turn a player's
-    # pending move into a stale one. The push still tells sockets to re-render.
+    # pending move into a stale one. The push still tells sockets to re-render
+    # (after the commit, when the caller runs in a transaction).
     table_changed_on_commit(table.pk, table.version)
     return message

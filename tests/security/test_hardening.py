@@ -6,12 +6,14 @@ Every test here failed before its fix.
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Any
 
 import pytest
 from django.apps import apps
-from django.db import IntegrityError
+from django.db import IntegrityError, close_old_connections, connection, transaction
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from games import actions, integrity, rules
@@ -21,6 +23,11 @@ from tests.games.helpers import assert_refused, fresh, seated_table, snapshot, s
 pytestmark = pytest.mark.django_db
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
+
+postgresql_only = pytest.mark.skipif(
+    connection.vendor != "postgresql",
+    reason="real row locks need PostgreSQL; set DATABASE_URL=postgres://... to run it (CI does)",
+)
 
 
 def client_for(user: Any) -> Client:
@@ -131,3 +138,61 @@ def test_every_lost_race_constraint_exists_on_the_models() -> None:
     }
     assert names >= integrity.LOST_RACE_CONSTRAINTS
     assert "handcard_unique_card" not in integrity.LOST_RACE_CONSTRAINTS  # a deal bug, no race
+
+
+# ---------------------------------------------------------------------------
+# R11 chat: it changes no game row, so it takes no table lock
+# ---------------------------------------------------------------------------
+
+
+def test_r11_chat_takes_no_table_lock_and_one_insert(
+    django_assert_num_queries: Any,
+) -> None:
+    table, users = started_table(3, ghost=False)
+    with CaptureQueriesContext(connection) as queries:
+        actions.post_chat(users[1], table.pk, "ahoy")
+    sql = [q["sql"].upper() for q in queries.captured_queries]
+    assert not [s for s in sql if "FOR UPDATE" in s or "SAVEPOINT" in s]
+    # the table and the seat in one read, the message in one insert
+    with django_assert_num_queries(2):
+        actions.post_chat(users[1], table.pk, "ahoy again")
+
+
+def test_r11_a_flooded_chat_is_refused_before_any_transaction() -> None:
+    table, users = started_table(3, ghost=False)
+    for number in range(actions.CHAT_BURST):
+        actions.post_chat(users[1], table.pk, f"message {number}")
+    before = snapshot()
+    with CaptureQueriesContext(connection) as queries:
+        assert_refused(429, actions.post_chat, users[1], table.pk, "one too many")
+    sql = [q["sql"].upper() for q in queries.captured_queries]
+    assert not [s for s in sql if "SAVEPOINT" in s or "INSERT" in s or "FOR UPDATE" in s], sql
+    assert snapshot() == before
+
+
+@postgresql_only
+@pytest.mark.django_db(transaction=True)
+def test_r11_chat_goes_through_while_a_move_holds_the_table_lock() -> None:
+    table, users = started_table(3, ghost=False)
+    locked, release = threading.Event(), threading.Event()
+
+    def hold_the_lock() -> None:
+        try:
+            with transaction.atomic():
+                actions._lock(table.pk)  # the lock every move holds for its transaction
+                locked.set()
+                release.wait(timeout=10)
+        finally:
+            close_old_connections()
+
+    holder = threading.Thread(target=hold_the_lock)
+    holder.start()
+    try:
+        assert locked.wait(timeout=10)
+        with connection.cursor() as cursor:
+            cursor.execute("SET lock_timeout = '2s'")  # a lock wait fails instead of hanging
+        actions.post_chat(users[1], table.pk, "still here")
+    finally:
+        release.set()
+        holder.join()
+    assert table.messages.filter(text="still here").exists()
