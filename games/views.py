@@ -22,7 +22,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django_htmx.http import HttpResponseClientRedirect
 
-from . import actions, presenter
+from . import actions, lobby, presenter
 from .models import MAX_SEATS, Table
 
 MAX_DB_ID = 2**63 - 1  # larger ids cannot exist (and would overflow the database driver)
@@ -140,7 +140,7 @@ def _version(request: HttpRequest) -> int:
 def home(request: HttpRequest) -> HttpResponse:
     if not request.user.is_authenticated:
         return render(request, "home.html")
-    return render(request, "home.html", presenter.lobby_context(request.user))
+    return render(request, "home.html", lobby.lobby_context(request.user))
 
 
 @login_not_required
@@ -160,7 +160,7 @@ def create_table(request: HttpRequest) -> HttpResponse:
     try:
         table = actions.create_table(request.user, ghost=ghost)
     except actions.ActionError as error:
-        context = presenter.lobby_context(request.user)
+        context = lobby.lobby_context(request.user)
         context["error"] = error.message
         return render(request, "home.html", context, status=error.status)
     url = reverse("table", args=[table.pk])
