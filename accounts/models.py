@@ -1,17 +1,28 @@
 from django.contrib.auth.models import AbstractUser, UserManager
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.db import models
+from django.db.models import Value
 from django.db.models.functions import Lower
+from django.db.models.lookups import Exact
 from django.utils.translation import gettext_lazy as _
 
 from .names import validate_not_reserved
+
+
+def username_matches(username: str | None) -> Exact:
+    """LOWER(username) = LOWER(%s), a filter that uses the unique index on LOWER(username).
+
+    ``username__iexact`` compiles to UPPER(..) = UPPER(..) on PostgreSQL (and LIKE
+    on SQLite), which that index cannot serve.
+    """
+    return Exact(Lower("username"), Lower(Value(str(username or ""))))
 
 
 class CaseInsensitiveUserManager(UserManager["User"]):
     """Log-in finds "Anne" when she types "anne": usernames ignore case."""
 
     def get_by_natural_key(self, username: str | None) -> "User":
-        return self.get(username__iexact=username)
+        return self.get(username_matches(username))
 
 
 class User(AbstractUser):
