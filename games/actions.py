@@ -9,20 +9,23 @@ ActionError before anything is written, so it changes nothing.
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 from collections.abc import Callable
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts import ratelimit
 
-from . import frames, rules
+from . import frames, integrity, rules
 from .broadcast import chat_changed_on_commit, table_changed_on_commit
 from .models import (
     CHAT_MAX_LENGTH,
+    MAX_DB_ID,
     MAX_SEATS,
     Bid,
     ChatMessage,
@@ -37,6 +40,8 @@ from .models import (
 )
 from .state import GHOST, GameState, load_state
 
+log = logging.getLogger(__name__)
+
 INTEGER = re.compile(r"-?[0-9]{1,12}")
 CHAT_BURST, CHAT_BURST_SECONDS = 20, 10  # at most 20 messages in 10 seconds per player
 
@@ -48,6 +53,10 @@ class ActionError(Exception):
         super().__init__(message)
         self.message = message
         self.status = status
+
+
+class NeedsConfirmation(ActionError):
+    """Leaving now would cancel the game for everyone, and the leaver did not confirm that."""
 
 
 # -- helpers ------------------------------------------------------------------
@@ -65,8 +74,10 @@ def parse_int(value: Any, what: str) -> int:
 
 
 def _lock(table_id: int) -> Table:
+    # FOR NO KEY UPDATE (PostgreSQL): actions still queue behind each other, but a
+    # chat message's foreign key check (FOR KEY SHARE) does not wait for a move.
     try:
-        return Table.objects.select_for_update().get(pk=table_id)
+        return Table.objects.select_for_update(no_key=True).get(pk=table_id)
     except (Table.DoesNotExist, ValueError, TypeError, OverflowError):
         raise ActionError(_("There is no such table."), 404) from None
 
@@ -125,14 +136,25 @@ def _round_seed(table: Table, number: int) -> int:
 
 
 def _atomic_action(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Run an action in a transaction; a unique-constraint hit is a lost race, not a 500."""
+    """Run an action in a transaction; a lost race on a unique constraint is a 409, not a 500.
+
+    Only the constraints that a move submitted twice runs into mean that
+    (games.integrity); any other constraint failing is a bug: logged and raised.
+    """
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             with transaction.atomic():
                 return func(*args, **kwargs)
-        except IntegrityError:
-            raise ActionError(_("That move was already made."), 409) from None
+        except IntegrityError as error:
+            if integrity.is_lost_race(error):
+                raise ActionError(_("That move was already made."), 409) from None
+            log.exception(
+                "%s broke the database constraint %s",
+                func.__name__,
+                integrity.constraint_name(error) or "(unknown)",
+            )
+            raise
 
     wrapper.__name__ = func.__name__
     wrapper.__doc__ = func.__doc__
@@ -190,7 +212,12 @@ def rotate_invite(user: Any, table_id: int) -> Table:
 
 
 @_atomic_action
-def leave_table(user: Any, table_id: int) -> Table:
+def leave_table(user: Any, table_id: int, *, confirmed: bool = False) -> Table:
+    """Leave a table; in a game in progress only with ``confirmed`` (it cancels the game).
+
+    The status is read under the lock: a plain "Leave" from a page of a waiting
+    table that the host started meanwhile is refused, not turned into a cancel.
+    """
     table = _lock(table_id)
     seat = _seat(table, user)
     if table.status == Table.Status.WAITING:
@@ -211,6 +238,14 @@ def leave_table(user: Any, table_id: int) -> Table:
         table_changed_on_commit(table, departed=departed)
         return table
     if table.status == Table.Status.PLAYING:
+        if not confirmed:
+            raise NeedsConfirmation(
+                _(
+                    "This game is in progress: if you leave, it is cancelled for everyone. "
+                    "Confirm to leave."
+                ),
+                409,
+            )
         # R11: leaving a game in progress cancels it for everyone.
         return _bump(table, status=Table.Status.CANCELLED, cancelled_by=user, phase="")
     raise ActionError(_("This game is over already."), 409)
@@ -460,11 +495,22 @@ def next_round(user: Any, table_id: int, version: int) -> Table:
 # -- chat (R11: seated players only) ---------------------------------------------------
 
 
-@_atomic_action
 def post_chat(user: Any, table_id: int, text: str) -> ChatMessage:
-    table = _lock(table_id)
-    _seat(table, user)
+    """Post a message. Chat changes no game row: no table lock, and no transaction for a refusal.
+
+    A move in progress holds the table lock for its whole transaction; chat does
+    not wait for it. The rate limit is checked before anything is written.
+    """
     text = str(text or "").strip()
+    # The table and the user's seat in one read (None: no such table).
+    table = None
+    if isinstance(table_id, int) and 0 < table_id <= MAX_DB_ID:
+        seated = Seat.objects.filter(table=OuterRef("pk"), user_id=user.pk)
+        table = Table.objects.filter(pk=table_id).annotate(seated=Exists(seated)).first()
+    if table is None:
+        raise ActionError(_("There is no such table."), 404)
+    if not table.seated:
+        raise ActionError(_("You are not seated at this table."), 403)
     if not text:
         raise ActionError(_("Write something before sending."), 400)
     if len(text) > CHAT_MAX_LENGTH:
@@ -476,6 +522,7 @@ def post_chat(user: Any, table_id: int, text: str) -> ChatMessage:
         raise ActionError(_("You are sending messages too fast; wait a few seconds."), 429)
     message = ChatMessage.objects.create(table=table, author=user, text=text)
     # Chat does not bump the version: a message must not turn a player's
-    # pending move into a stale one. The push sends the chat log alone.
+    # pending move into a stale one. The push sends the chat log alone (after
+    # the commit, when the caller runs in a transaction).
     chat_changed_on_commit(table)
     return message

@@ -25,7 +25,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django_htmx.http import HttpResponseClientRedirect
 
-from . import actions, broadcast, frames, presenter
+from . import actions, broadcast, frames, lobby, presenter
 from .models import MAX_DB_ID, MAX_SEATS, ChatMessage, Table
 from .state import load_state
 
@@ -160,7 +160,7 @@ def _version(request: HttpRequest) -> int:
 def home(request: HttpRequest) -> HttpResponse:
     if not request.user.is_authenticated:
         return render(request, "home.html")
-    return render(request, "home.html", presenter.lobby_context(request.user))
+    return render(request, "home.html", lobby.lobby_context(request.user))
 
 
 @login_not_required
@@ -180,7 +180,7 @@ def create_table(request: HttpRequest) -> HttpResponse:
     try:
         table = actions.create_table(request.user, ghost=ghost)
     except actions.ActionError as error:
-        context = presenter.lobby_context(request.user)
+        context = lobby.lobby_context(request.user)
         context["error"] = error.message
         return render(request, "home.html", context, status=error.status)
     url = reverse("table", args=[table.pk])
@@ -304,16 +304,27 @@ def rotate_invite(request: HttpRequest, table_id: int) -> HttpResponse:
 
 @require_POST
 def leave_table(request: HttpRequest, table_id: int) -> HttpResponse:
-    """Before the start: frees the seat. In progress: asks first, then cancels for everyone."""
-    found = _get_table(table_id)
-    if found is None:
+    """Before the start: frees the seat. In progress: asks first, then cancels for everyone.
+
+    The action decides under the table lock from what the user confirmed: reading
+    the status here would race the host's "Start".
+    """
+    if not 0 < table_id <= MAX_DB_ID:
         return _not_found(request)
-    if found.status == Table.Status.PLAYING and request.POST.get("confirm") != "yes":
-        if not found.seats.filter(user=request.user).exists():
-            return _not_seated(request)
-        return render(request, "games/leave_confirm.html", {"table": found})
+    confirmed = request.POST.get("confirm") == "yes"
     try:
-        left = actions.leave_table(request.user, table_id)
+        left = actions.leave_table(request.user, table_id, confirmed=confirmed)
+    except actions.NeedsConfirmation as error:
+        found = _get_table(table_id)
+        if request.htmx or found is None:
+            # The table fragment shows the message and the "Leave and cancel" form.
+            return _fail(request, table_id, error.message, error.status)
+        return render(
+            request,
+            "games/leave_confirm.html",
+            {"table": found},
+            status=error.status,
+        )
     except actions.ActionError as error:
         return _fail(request, table_id, error.message, error.status)
     if left.status == Table.Status.CANCELLED and left.seats.filter(user=request.user).exists():
