@@ -25,6 +25,7 @@ from django.utils.translation import ngettext
 
 from . import rules
 from .models import MAX_SEATS, ChatMessage, Seat, Table
+from .rematch import rematch_context
 from .state import GameState, load_state
 
 #: The table page's live regions: element id -> partial name in games/table.html.
@@ -231,6 +232,7 @@ def table_context(
         "chat_messages": _chat(table),
         "chat_max_length": ChatMessage._meta.get_field("text").max_length,
         "ws_path": f"/ws/tables/{table.pk}/",
+        "rematch": rematch_context(table, me, state.seats),
     }
 
 
