@@ -1,7 +1,6 @@
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.template.loader import render_to_string
-from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
 from games.stats import player_stats
@@ -20,10 +19,8 @@ class UserAdmin(BaseUserAdmin):
     fieldsets = (*BaseUserAdmin.fieldsets, (_("Games"), {"fields": ("game_statistics",)}))
 
     @admin.display(description=_("statistics (finished games)"))
-    def game_statistics(self, obj: User) -> SafeString | str:
+    def game_statistics(self, obj: User) -> str:
         if obj.pk is None:
             return "—"
-        # The same partial as the profile page; autoescaped, so safe to mark safe.
-        return SafeString(
-            render_to_string("games/_player_stats.html", {"stats": player_stats(obj)})
-        )
+        # The profile page's partial; a rendered template is already an escaped SafeString.
+        return render_to_string("games/_player_stats.html", {"stats": player_stats(obj)})
