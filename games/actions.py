@@ -526,3 +526,96 @@ def post_chat(user: Any, table_id: int, text: str) -> ChatMessage:
     # the commit, when the caller runs in a transaction).
     chat_changed_on_commit(table)
     return message
+
+
+# =====================================================================================
+# After the game (issue 14): rematch proposals. New functions only, appended here so
+# that edits to the functions above do not collide with them.
+# =====================================================================================
+
+
+def round_seed(table_seed: int, number: int) -> int:
+    """The shuffle seed of round ``number`` at a table seeded ``table_seed`` (as dealt above).
+
+    For the game record (games.record), which re-deals every round from the seed alone.
+    """
+    return _round_seed(Table(seed=table_seed), number)
+
+
+# Imported here, not at the top, to keep this section self-contained.
+from .models import Rematch, RematchAcceptance  # noqa: E402
+
+
+def _lock_finished_for_player(user: Any, table_id: int) -> tuple[Table, Seat]:
+    table = _lock(table_id)
+    seat = _seat(table, user)
+    if table.status != Table.Status.FINISHED:
+        raise ActionError(_("A rematch is only possible once the game is over."), 409)
+    return table, seat
+
+
+def _open_rematch(table: Table, rematch_id: int) -> Rematch:
+    rematch = Rematch.objects.filter(table=table, pk=rematch_id).first()
+    if rematch is None:
+        raise ActionError(_("There is no such rematch proposal at this table."), 404)
+    if rematch.status == Rematch.Status.DECLINED:
+        raise ActionError(_("This rematch proposal was declined; here is the current state."), 409)
+    if rematch.status == Rematch.Status.ACCEPTED:
+        raise ActionError(_("Everyone has accepted this rematch already."), 409)
+    return rematch
+
+
+def _start_rematch_table(table: Table, rematch: Rematch) -> Table:
+    """Everyone said yes: the same host, options and players in the same seats, waiting."""
+    new_table = Table.objects.create(host_id=table.host_id, ghost=table.ghost)
+    old_seats = Seat.objects.filter(table=table).order_by("position")
+    Seat.objects.bulk_create(
+        [Seat(table=new_table, user_id=s.user_id, position=s.position) for s in old_seats]
+    )
+    rematch.status = Rematch.Status.ACCEPTED
+    rematch.new_table = new_table
+    rematch.save(update_fields=["status", "new_table"])
+    return new_table
+
+
+@_atomic_action
+def propose_rematch(user: Any, table_id: int, version: int) -> Rematch:
+    """A player of a finished game proposes to play again (and so accepts it themselves)."""
+    table, seat = _lock_finished_for_player(user, table_id)
+    _check_version(table, version)
+    live = Rematch.objects.filter(table=table).exclude(status=Rematch.Status.DECLINED).first()
+    if live is not None:
+        raise ActionError(_("A rematch has already been proposed; here is the current state."), 409)
+    rematch = Rematch.objects.create(table=table, proposed_by_id=user.pk)
+    RematchAcceptance.objects.create(rematch=rematch, seat=seat)
+    _bump(table)
+    return rematch
+
+
+@_atomic_action
+def accept_rematch(user: Any, table_id: int, rematch_id: int) -> Rematch:
+    """One click: this player is in. The last yes creates the new table (not started)."""
+    table, seat = _lock_finished_for_player(user, table_id)
+    rematch = _open_rematch(table, rematch_id)
+    accepted = set(rematch.acceptances.values_list("seat_id", flat=True))
+    if seat.pk in accepted:
+        raise ActionError(_("You have already accepted this rematch."), 409)
+    RematchAcceptance.objects.create(rematch=rematch, seat=seat)
+    accepted.add(seat.pk)
+    seat_ids = set(Seat.objects.filter(table=table).values_list("pk", flat=True))
+    if accepted >= seat_ids:
+        _start_rematch_table(table, rematch)
+    _bump(table)
+    return rematch
+
+
+@_atomic_action
+def decline_rematch(user: Any, table_id: int, rematch_id: int) -> Rematch:
+    """Any player says no (the proposer withdraws the same way): nobody is seated anywhere."""
+    table, _seat_row = _lock_finished_for_player(user, table_id)
+    rematch = _open_rematch(table, rematch_id)
+    rematch.status = Rematch.Status.DECLINED
+    rematch.declined_by_id = user.pk
+    rematch.save(update_fields=["status", "declined_by"])
+    _bump(table)
+    return rematch

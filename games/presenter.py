@@ -28,6 +28,7 @@ from django.utils.translation import ngettext
 
 from . import presence, rules
 from .models import MAX_SEATS, ChatMessage, Seat, Table
+from .rematch import rematch_context
 from .state import GameState, load_state
 from .templatetags.cards import hand_button
 
@@ -415,6 +416,7 @@ def seat_context(state: GameState, me: Seat, *, origin: str = "") -> dict[str, A
         "hand": hand,
         "controls": controls,
         "standings": _standings(state, names) if table.status == Table.Status.FINISHED else [],
+        "rematch": rematch_context(table, me, state.seats),
     }
 
 
