@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import pytest
 
@@ -514,3 +514,44 @@ def test_round_goes_on_through_the_other_process_when_one_is_killed(
         assert isinstance(closed, Closed) and closed.code == 1012, closed
     survivor.wait(timeout=15)
     assert survivor.returncode == 0, log_tail(deployment.server_logs[1 - victim])
+
+
+SUMMARY = """
+import json
+from games.audit import audit_table
+from games.models import Play, Table
+print(json.dumps({"tables": {t.pk: [t.version, audit_table(t)] for t in Table.objects.all()},
+                  "plays": Play.objects.count()}))
+"""
+
+
+def test_backup_and_restore_with_the_readme_commands(deployment: Deployment) -> None:
+    # README, "Backups and upgrades": pg_dump's custom format, pg_restore into a new database.
+    require(shutil.which("pg_dump") and shutil.which("pg_restore"), "needs pg_dump, pg_restore")
+    before = deployment.shell(SUMMARY)
+    assert before["plays"] > 0, "the game of the test before is the thing to back up"
+    dump = deployment.tmp / "skullking.dump"
+    database_url = deployment.env["DATABASE_URL"]
+    subprocess.run(
+        ["pg_dump", "--format=custom", f"--file={dump}", database_url], check=True, timeout=120
+    )
+    name = f"{urlsplit(database_url).path.strip('/')}_restored"
+    restore_url = urlunsplit(urlsplit(database_url)._replace(path=f"/{name}"))
+
+    def psql(statement: str) -> None:
+        subprocess.run(["psql", "-q", "-c", statement, database_url], check=True, timeout=60)
+
+    psql(f'CREATE DATABASE "{name}"')
+    try:
+        subprocess.run(
+            ["pg_restore", "--no-owner", f"--dbname={restore_url}", str(dump)],
+            check=True,
+            timeout=120,
+        )
+        env = {**deployment.env, "DATABASE_URL": restore_url}
+        out = manage(env, "shell", "--no-imports", "-c", SUMMARY)
+        after = json.loads(out.strip().splitlines()[-1])
+    finally:
+        psql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    assert after == before
+    assert all(problems == [] for _version, problems in after["tables"].values())
