@@ -10,10 +10,10 @@ STAMP := $(VENV)/.installed
 
 .PHONY: serve test install lint browser-deps
 
-$(STAMP): requirements.lock pyproject.toml
+$(STAMP): requirements.lock requirements-dev.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements.lock
+	$(BIN)/python -m pip install --quiet -r requirements.lock -r requirements-dev.lock
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
@@ -34,9 +34,24 @@ test: install browser-deps
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy --strict games/rules
-	$(BIN)/python -m pytest -m "not browser"
+	$(BIN)/python -m pytest -m "not browser and not deploy"
 	$(BIN)/python -m pytest -m browser -p no:asyncio
 
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+
+# --- deployment (issue 16) ------------------------------------------------------
+# The tested deployment: nginx (Debian's, installed when missing) in front of two
+# `python -m config.serve` processes, and the production lock in a fresh venv.
+# Needs DATABASE_URL (PostgreSQL) and REDIS_URL, as .ci/run sets them.
+.PHONY: deploy-deps test-deploy
+
+deploy-deps:
+	@command -v nginx >/dev/null 2>&1 || test -x /usr/sbin/nginx || { \
+	  echo "Installing Debian's nginx for the deployment test"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null; }
+
+test-deploy: install deploy-deps
+	$(BIN)/python -m pytest -m deploy
+# --- end deployment ---------------------------------------------------------------

@@ -655,8 +655,9 @@ def _table_page(players: int, prefix: str) -> tuple[Client, str]:
     return client, table_url(table)
 
 
-# Session + user (2), the table (1), load_state (7), chat (1).
-TABLE_PAGE_QUERIES = 11
+# The user (1; the session comes from the cache: cached_db), the table (1),
+# load_state (7), chat (1).
+TABLE_PAGE_QUERIES = 10
 
 
 @pytest.mark.parametrize("players", [2, 6])
