@@ -322,7 +322,7 @@ def leave_table(request: HttpRequest, table_id: int) -> HttpResponse:
         return render(
             request,
             "games/leave_confirm.html",
-            {"table": found},
+            {"table": found, "message": error.message},
             status=error.status,
         )
     except actions.ActionError as error:

@@ -21,10 +21,11 @@ from .helpers import at_phase, fresh, make_users, play_until, snapshot, started_
 
 pytestmark = pytest.mark.django_db
 
-# session, user, the table (with host and canceller), the seats with their users,
+# user (the session is read from the cache: cached_db), the table (with host and
+# canceller), the seats with their users,
 # the rounds with dealers and openers, the latest chat messages with authors and
 # their count, the scores, the bids of the current round
-TABLE_PAGE_QUERIES = 9
+TABLE_PAGE_QUERIES = 8
 
 
 @pytest.fixture
