@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from games import rules
 from games.rules import Card, Kind, Play
+from tests.support.examples import examples
 
 NUMBERED = [c for c in rules.DECK if c.kind is Kind.NUMBER]
 SPECIALS = [c for c in rules.DECK if c.kind is not Kind.NUMBER]
@@ -132,14 +133,14 @@ def ref_resolve(trick: list[Play]) -> tuple[int | None, int, int, str | None]:
 # --- properties ------------------------------------------------------------------------
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500))
 @given(plays())
 def test_r6_r7_r9_resolve_trick_matches_the_reference(trick: list[Play]) -> None:
     r = rules.resolve_trick(trick)
     assert (r.winner, r.next_leader, r.bonus, r.destroyed_by) == ref_resolve(trick)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500))
 @given(plays())
 def test_r6_r7_exactly_one_winner_or_destroyed(trick: list[Play]) -> None:
     r = rules.resolve_trick(trick)
@@ -154,13 +155,13 @@ def test_r6_r7_exactly_one_winner_or_destroyed(trick: list[Play]) -> None:
         assert r.bonus >= 0
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300))
 @given(plays())
 def test_r6_r7_next_leader_played_in_the_trick(trick: list[Play]) -> None:
     assert 0 <= rules.resolve_trick(trick).next_leader < len(trick)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500))
 @given(plays())
 def test_r7_destroyed_only_with_a_creature_played_last_among_creatures(trick: list[Play]) -> None:
     r = rules.resolve_trick(trick)
@@ -173,13 +174,13 @@ def test_r7_destroyed_only_with_a_creature_played_last_among_creatures(trick: li
         assert all(p.card.rank is None for p in trick)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500))
 @given(plays(min_size=0, max_size=8))
 def test_r5_lead_suit_matches_the_reference(trick: list[Play]) -> None:
     assert rules.lead_suit(trick) == ref_lead_suit(trick)
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600))
 @given(hand_and_trick())
 def test_r5_legal_cards_never_empty_and_a_subset_of_the_hand(
     case: tuple[list[Card], list[Play]],
@@ -192,7 +193,7 @@ def test_r5_legal_cards_never_empty_and_a_subset_of_the_hand(
     assert {c for c in hand if c.kind is not Kind.NUMBER} <= legal
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600))
 @given(hand_and_trick())
 def test_r5_following_is_forced_exactly_when_r5_says(
     case: tuple[list[Card], list[Play]],
@@ -208,7 +209,7 @@ def test_r5_following_is_forced_exactly_when_r5_says(
         assert legal != set(hand) or all(c.suit in (None, lead) for c in hand)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300))
 @given(
     st.integers(min_value=0, max_value=2**64),
     st.integers(min_value=1, max_value=10),
@@ -226,7 +227,7 @@ def test_r2_deal_properties(seed: int, round_number: int, humans: int, ghost: bo
     assert d == rules.deal(seed, round_number, humans, ghost)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500))
 @given(st.integers(1, 10).flatmap(lambda c: st.tuples(
     st.integers(0, c), st.integers(0, c), st.just(c), st.integers(0, 200))))  # fmt: skip
 def test_r9_score_round_properties(case: tuple[int, int, int, int]) -> None:
