@@ -9,13 +9,9 @@ SHUTDOWN_GRACE seconds, and only then lets daphne cancel what is left and stop.
 Browsers (htmx's ws extension) reconnect after a 1012, to another process or to
 the restarted one, and get a full snapshot on connect.
 
-Presence after a crash: Seat.connections is kept by the consumers. A process
-killed without a chance to run this shutdown (SIGKILL, OOM, power loss) leaves
-its sockets counted, so those players keep showing as connected until they
-connect and disconnect again; it never shows a connected player as offline.
-When this is the only process serving the site, `--reset-presence` zeroes every
-count before listening (no socket can be open then). Never use it with several
-processes: it would mark the other processes' players offline.
+Presence after a crash: each socket keeps a cache entry alive with a heartbeat
+(games.presence), so the sockets of a process killed without this shutdown
+(SIGKILL, OOM, power loss) stop counting by themselves within three heartbeats.
 """
 
 # daphne.server installs the asyncio Twisted reactor: it must be imported first.
@@ -112,12 +108,6 @@ class GracefulServer(daphne.server.Server):
         return False
 
 
-def reset_presence() -> int:
-    from games.models import Seat
-
-    return Seat.objects.filter(connections__gt=0).update(connections=0)
-
-
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m config.serve", description=__doc__.split("\n")[0]
@@ -132,11 +122,6 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         action="store_true",
         help="trust X-Forwarded-For/-Port/-Proto (only behind your own proxy)",
     )
-    parser.add_argument(
-        "--reset-presence",
-        action="store_true",
-        help="zero every seat's connection count first (ONLY if this is the only process)",
-    )
     return parser.parse_args(argv)
 
 
@@ -148,12 +133,6 @@ def main(argv: list[str] | None = None) -> None:
     )
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     from config.asgi import application
-
-    if args.reset_presence:
-        from django.db import connections
-
-        log.info("Reset the connection count of %d seat(s)", reset_presence())
-        connections.close_all()
 
     endpoints = build_endpoint_description_strings(
         host=None if args.unix_socket else args.bind,

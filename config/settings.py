@@ -99,14 +99,25 @@ TEMPLATES = [
 DATABASES = {
     "default": dj_database_url.config(
         default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
-        conn_max_age=0 if DEBUG else 60,
-        conn_health_checks=True,
+        # Under ASGI every request runs in a thread of its own, so a persistent
+        # connection is never reused (Django's guidance: CONN_MAX_AGE=0 under
+        # ASGI). PostgreSQL reuses connections through psycopg's pool instead.
+        conn_max_age=0,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         {"transaction_mode": "IMMEDIATE", "timeout": 20}
     )
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # One pool per process: a request borrows a connection and gives it back at
+    # its end, so a move opens no new connection. max_size bounds what one
+    # process can take of PostgreSQL's max_connections (100 by default).
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": int(os.environ.get("DB_POOL_MIN", "2")),
+        "max_size": int(os.environ.get("DB_POOL_MAX", "20")),
+        "timeout": 10,
+    }
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:

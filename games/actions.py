@@ -19,8 +19,8 @@ from django.utils.translation import gettext as _
 
 from accounts import ratelimit
 
-from . import rules
-from .broadcast import table_changed_on_commit
+from . import frames, rules
+from .broadcast import chat_changed_on_commit, table_changed_on_commit
 from .models import (
     CHAT_MAX_LENGTH,
     MAX_SEATS,
@@ -71,8 +71,11 @@ def _lock(table_id: int) -> Table:
         raise ActionError(_("There is no such table."), 404) from None
 
 
-def _seat(table: Table, user: Any) -> Seat:
-    seat = Seat.objects.filter(table=table, user_id=user.pk).first()
+def _seat(table: Table, user: Any, state: GameState | None = None) -> Seat:
+    if state is not None:
+        seat = state.seat_of(user.pk)
+    else:
+        seat = Seat.objects.filter(table=table, user_id=user.pk).first()
     if seat is None:
         raise ActionError(_("You are not seated at this table."), 403)
     return seat
@@ -93,12 +96,25 @@ def _check_playing(table: Table, phase: str) -> None:
 
 
 def _bump(table: Table, **changes: Any) -> Table:
+    """Save the table at its next version; every region of every seat is pushed again."""
+    _save_version(table, **changes)
+    table_changed_on_commit(table)
+    return table
+
+
+def _bump_move(state: GameState) -> Table:
+    """Save a move (bid, play, next trick) and push what it changed from ``state``."""
+    table = state.table
+    _save_version(table)
+    table_changed_on_commit(table, state=state, public=frames.public_regions_after_move(state))
+    return table
+
+
+def _save_version(table: Table, **changes: Any) -> None:
     for name, value in changes.items():
         setattr(table, name, value)
     table.version += 1
     table.save()
-    table_changed_on_commit(table.pk, table.version)
-    return table
 
 
 def _round_seed(table: Table, number: int) -> int:
@@ -185,12 +201,15 @@ def leave_table(user: Any, table_id: int) -> Table:
             Seat.objects.filter(table=table, position__gt=seat.position).order_by("position")
         )
         seat.delete()
+        departed = (user.pk,)
         # Keep positions contiguous (join order), moving seats down one by one
         # so the (table, position) constraint holds at every step.
         for other in later:
             other.position -= 1
             other.save(update_fields=["position"])
-        return _bump(table)
+        _save_version(table)
+        table_changed_on_commit(table, departed=departed)
+        return table
     if table.status == Table.Status.PLAYING:
         # R11: leaving a game in progress cancels it for everyone.
         return _bump(table, status=Table.Status.CANCELLED, cancelled_by=user, phase="")
@@ -262,9 +281,9 @@ def _begin_round(table: Table, number: int) -> None:
 @_atomic_action
 def place_bid(user: Any, table_id: int, version: int, value: int) -> Table:
     table = _lock(table_id)
-    seat = _seat(table, user)
-    _check_playing(table, Table.Phase.BIDDING)
     state = load_state(table)
+    seat = _seat(table, user, state)
+    _check_playing(table, Table.Phase.BIDDING)
     assert state.round is not None
     # Bids are simultaneous (R4): another player's bid does not make yours stale,
     # but a form from before this round's deal does.
@@ -281,17 +300,20 @@ def place_bid(user: Any, table_id: int, version: int, value: int) -> Table:
     if state.all_bids_in:
         # R4: the last bid reveals all bids at once; the opener leads trick 1.
         table.phase = Table.Phase.PLAYING
-        Trick.objects.create(round=state.round, number=1, leader_id=state.round.opener_id)
-    return _bump(table)
+        state.tricks.append(
+            Trick.objects.create(round=state.round, number=1, leader_id=state.round.opener_id)
+        )
+        state.plays = []
+    return _bump_move(state)
 
 
 @_atomic_action
 def play_card(user: Any, table_id: int, version: int, card: str, tigress_as: str = "") -> Table:
     table = _lock(table_id)
-    seat = _seat(table, user)
+    state = load_state(table)
+    seat = _seat(table, user, state)
     _check_version(table, version)
     _check_playing(table, Table.Phase.PLAYING)
-    state = load_state(table)
     if state.seat_to_play() != seat:
         raise ActionError(_("It is not your turn."), 409)
     try:
@@ -313,7 +335,7 @@ def play_card(user: Any, table_id: int, version: int, card: str, tigress_as: str
         raise ActionError(_("You must follow the suit that was led (or play a special card)."), 400)
     _record_play(state, seat, play)
     _advance(state)
-    return _bump(table)
+    return _bump_move(state)
 
 
 def _record_play(state: GameState, seat: Seat | None, play: rules.Play) -> None:
@@ -395,6 +417,7 @@ def _score_round(state: GameState) -> None:
             )
         )
     RoundScore.objects.bulk_create(rows)
+    state.scores = [*state.scores, *rows]
 
 
 # -- the host moves the table on (R11) -----------------------------------------------
@@ -424,7 +447,7 @@ def next_trick(user: Any, table_id: int, version: int) -> Table:
     state.plays = []
     table.phase = Table.Phase.PLAYING
     _advance(state)  # the ghost leads at once if it won the last trick
-    return _bump(table)
+    return _bump_move(state)
 
 
 @_atomic_action
@@ -453,6 +476,6 @@ def post_chat(user: Any, table_id: int, text: str) -> ChatMessage:
         raise ActionError(_("You are sending messages too fast; wait a few seconds."), 429)
     message = ChatMessage.objects.create(table=table, author=user, text=text)
     # Chat does not bump the version: a message must not turn a player's
-    # pending move into a stale one. The push still tells sockets to re-render.
-    table_changed_on_commit(table.pk, table.version)
+    # pending move into a stale one. The push sends the chat log alone.
+    chat_changed_on_commit(table)
     return message

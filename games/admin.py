@@ -41,7 +41,7 @@ class ReadOnlyInline(ReadOnlyAdminMixin, admin.TabularInline):
 
 class SeatInline(ReadOnlyInline):
     model = Seat
-    fields = ("position", "user", "joined_at", "connections")
+    fields = ("position", "user", "joined_at")
     readonly_fields = fields
     ordering = ("position",)
 
@@ -144,7 +144,7 @@ class TableAdmin(admin.ModelAdmin):
 
 @admin.register(Seat)
 class SeatAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
-    list_display = ("id", "table", "position", "user", "connections", "joined_at")
+    list_display = ("id", "table", "position", "user", "joined_at")
     list_filter = ("table__status",)
     search_fields = ("user__username", "=table__id")
     list_select_related = ("table__host", "user")

@@ -1,37 +1,120 @@
-"""Tell every socket of a table that the table changed.
+"""After a move commits: render what changed, once, and send each seat its frame.
 
-The event names only the table and its new version, never a card or a bid:
-each consumer renders what its own user may see (see games.consumers).
+The process that made the move already holds the table's state, so it renders
+the frames there (games.frames): the public regions once per language, each
+seat's own regions once for that seat. Each frame goes to that user's own group
+(``user_group``), which only that user's sockets at this table join, so a hand
+or a secret bid never travels to anyone else (R4). The consumers only forward.
+
+The sockets' presence marks travel on the table's group (``group_name``): they
+are the same for everyone.
 """
 
+from __future__ import annotations
+
+import asyncio
 import logging
+from collections.abc import Iterable
+from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
+from . import frames
+from .models import Table
+from .state import GameState, load_state
+
 log = logging.getLogger(__name__)
 
 
 def group_name(table_id: int) -> str:
+    """Every socket of the table: presence marks only."""
     return f"table-{table_id}"
 
 
-def send_table_changed(table_id: int, version: int) -> None:
+def user_group(table_id: int, user_id: int) -> str:
+    """The sockets one user has open on one table: that seat's frames."""
+    return f"table-{table_id}-user-{user_id}"
+
+
+def table_changed_on_commit(
+    table: Table,
+    *,
+    state: GameState | None = None,
+    public: Iterable[str] = frames.PUBLIC_REGIONS,
+    seat_regions: bool = True,
+    departed: Iterable[int] = (),
+) -> None:
+    """Once the transaction commits, send every seat what changed.
+
+    ``state`` is the game as the action left it (None: read it again after the
+    commit, for the rare actions that change the table's shape). ``public``
+    names the public regions the change touches; ``seat_regions`` whether the
+    seats' own regions change (chat: no). ``departed`` users lost their seat:
+    their sockets are closed. Once sent, the frames are on ``table.pushed_frames``
+    (user id -> frame): the actor's HTTP answer is its own frame (games.views).
+    """
+    public = tuple(public)
+    departed = tuple(departed)
+
+    def publish_change() -> None:
+        table.pushed_frames = publish(table, state, public, seat_regions, departed)
+
+    transaction.on_commit(publish_change, robust=True)
+
+
+def chat_changed_on_commit(table: Table) -> None:
+    """Once committed, send every seat the chat log (nothing else changed)."""
+
+    def publish_chat() -> None:
+        seats = list(table.seats.select_related("user").order_by("position"))
+        publish(table, GameState(table, seats), frames.CHAT_REGIONS, False, ())
+
+    transaction.on_commit(publish_chat, robust=True)
+
+
+def publish(
+    table: Table,
+    state: GameState | None,
+    public: tuple[str, ...],
+    seat_regions: bool,
+    departed: tuple[int, ...],
+) -> dict[int, str]:
+    """Render the frames of ``table``'s committed version, send them; user id -> frame."""
+    table_id, version = table.pk, table.version
+    if state is None:
+        fresh = Table.objects.select_related("host", "cancelled_by").filter(pk=table_id).first()
+        if fresh is None:
+            return {}
+        state = load_state(fresh)
+    rendered = frames.render_frames(state, public, seat_regions=seat_regions)
+    regions = [*public, *(frames.SEAT_REGIONS if seat_regions else ())]
+    messages: list[tuple[str, dict[str, Any]]] = [
+        (
+            user_group(table_id, user_id),
+            {"type": "table.frame", "version": version, "regions": regions, "html": html},
+        )
+        for user_id, html in rendered.items()
+    ]
+    messages += [(user_group(table_id, uid), {"type": "table.departed"}) for uid in departed]
+    send(messages)
+    return rendered
+
+
+def send(messages: list[tuple[str, dict[str, Any]]]) -> None:
+    """group_send each (group, message), all in one hop to the event loop."""
     layer = get_channel_layer()
-    if layer is None:
+    if layer is None or not messages:
         return
     try:
-        async_to_sync(layer.group_send)(
-            group_name(table_id),
-            {"type": "table.changed", "table_id": table_id, "version": version},
-        )
+        async_to_sync(_send_all)(layer, messages)
     except Exception:
         # The move is committed; a lost push is healed by the next snapshot
         # (sockets reconnect and resync), so a broken channel layer must not
         # turn a saved move into an error page.
-        log.warning("broadcast of table %s v%s failed", table_id, version, exc_info=True)
+        log.warning("broadcast to table %s failed", messages[0][0], exc_info=True)
 
 
-def table_changed_on_commit(table_id: int, version: int) -> None:
-    transaction.on_commit(lambda: send_table_changed(table_id, version))
+async def _send_all(layer: Any, messages: list[tuple[str, dict[str, Any]]]) -> None:
+    await asyncio.gather(*(layer.group_send(group, message) for group, message in messages))

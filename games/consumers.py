@@ -1,48 +1,61 @@
-"""The live table: one websocket per open table page, fed by `table.changed` events.
+"""The live table: one websocket per open table page.
 
 Who may connect: a logged-in user seated at the table. Anyone else is accepted
 and at once closed with a 4xxx code (4401 anonymous, 4403 not seated, 4404 no
-such table): htmx's ws extension only reconnects after 1006/1011/1012/1013, so
-a refused browser does not retry forever.
+such table, whatever its id): htmx's ws extension only reconnects after
+1006/1011/1012/1013, so a refused browser does not retry forever.
 
-What is sent: HTML only, rendered for *this* socket's user by games.presenter
-(the same named partials as the page), one frame per change holding every live
-region as a top-level element with its id, so htmx oob-swaps each in place.
-Each region root carries the table version (data-version). Nothing is ever
-rendered once and sent to several users: the group event names only the table
-and its version, and each consumer renders what its own user may see (R4).
+What is sent:
+- on connect, a full snapshot rendered for this socket's user;
+- after every move, the frame rendered for this user where the move was made
+  (games.broadcast), forwarded as it is: a socket neither reads the database
+  nor renders for a move;
+- presence marks (who has the table open), on the table's group.
 
-Presence: Seat.connections counts open sockets (F() updates, never below 0);
-every connect and disconnect tells the group, which re-renders the seat lists.
+A client may ask for a snapshot again ({"type": "snapshot"}, live.js does after
+a gap in versions); that costs a render, so it is answered only when a newer
+version was seen since the last snapshot or SNAPSHOT_INTERVAL has passed, and
+ignored silently otherwise.
+
+Presence: each socket keeps an entry in the cache with a heartbeat
+(games.presence), so the sockets of a killed process stop counting by themselves.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
+import time
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from .broadcast import group_name
-from .push import NotSeated, presence_changed, render_for, seat_connected, seat_disconnected
+from . import frames, presence, push
+from .broadcast import group_name, user_group
+from .push import CLOSE_ANONYMOUS, CLOSE_NO_TABLE, CLOSE_NOT_SEATED
 
 log = logging.getLogger(__name__)
 
-CLOSE_ANONYMOUS = 4401
-CLOSE_NOT_SEATED = 4403
-CLOSE_NO_TABLE = 4404
 MAX_CLIENT_MESSAGE = 4096  # a snapshot request is a few hundred bytes of JSON
+SNAPSHOT_INTERVAL = 5.0  # seconds: at most one snapshot per socket this often at the same version
 
 __all__ = ["CLOSE_ANONYMOUS", "CLOSE_NOT_SEATED", "CLOSE_NO_TABLE", "TableConsumer"]
 
 
 class TableConsumer(AsyncWebsocketConsumer):
     table_id: int
-    seat_id: int | None = None  # set once the seat's connection count was incremented
-    group: str | None = None
-    sent_version: int = -1  # version of the last full render sent down this socket
+    seat_id: int | None = None  # set once the socket counts as present
+    seat_ids: tuple[int, ...] = ()
+    groups_joined: tuple[str, ...] = ()
+    seen_version: int = -1  # the newest version forwarded or snapshotted
+    snapshot_version: int = -1  # the version of the last snapshot
+    snapshot_at: float = 0.0
+    shown_online: set[int] | None = None  # the presence marks this client shows
+    heartbeat_task: asyncio.Task[None] | None = None
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -52,31 +65,44 @@ class TableConsumer(AsyncWebsocketConsumer):
         # Accept first, then close with a 4xxx code: a refused handshake reads as
         # 1006 in the browser, which htmx would retry forever.
         await self.accept()
-        if self.user is None or not self.user.is_authenticated:
-            await self.close(code=CLOSE_ANONYMOUS)
+        try:
+            opened = await database_sync_to_async(push.open_socket)(
+                self.table_id, self.user, self.channel_name
+            )
+        except push.Refused as refused:
+            await self.close(code=refused.code)
             return
-        seat_id = await database_sync_to_async(seat_connected)(self.table_id, self.user)
-        if isinstance(seat_id, int) and seat_id > 0:
-            self.seat_id = seat_id
-        else:
-            await self.close(code=CLOSE_NO_TABLE if seat_id == 0 else CLOSE_NOT_SEATED)
+        self.seat_id, self.seat_ids = opened.seat_id, opened.seat_ids
+        # Join before the snapshot, so that no move made in between is missed.
+        self.groups_joined = (group_name(self.table_id), user_group(self.table_id, self.user.pk))
+        for group in self.groups_joined:
+            await self.channel_layer.group_add(group, self.channel_name)
+        if not await self.send_snapshot():
             return
-        # Join before rendering, so that no change made between the render and
-        # the join can be missed.
-        self.group = group_name(self.table_id)
-        await self.channel_layer.group_add(self.group, self.channel_name)
-        if await self.push(None):
-            await presence_changed(self.channel_layer, self.table_id)
+        await self.announce_presence(await database_sync_to_async(push.online)(self.seat_ids))
+        self.heartbeat_task = asyncio.create_task(self.heartbeat())
 
     async def disconnect(self, code: int) -> None:
-        if self.group is not None:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+        await self.leave()
+
+    async def leave(self) -> None:
+        """Stop everything this socket does; idempotent."""
+        if self.heartbeat_task is not None:
+            self.heartbeat_task.cancel()
+            self.heartbeat_task = None
+        for group in self.groups_joined:
+            await self.channel_layer.group_discard(group, self.channel_name)
+        self.groups_joined = ()
         if self.seat_id is not None:
             seat_id, self.seat_id = self.seat_id, None
-            try:
-                await database_sync_to_async(seat_disconnected)(seat_id)
-            finally:
-                await presence_changed(self.channel_layer, self.table_id)
+            online = await sync_to_async(push.close_socket, thread_sensitive=False)(
+                seat_id, self.channel_name, self.seat_ids
+            )
+            await self.announce_presence(online)
+
+    async def refuse(self, code: int) -> None:
+        await self.close(code=code)
+        await self.leave()
 
     # -- client -> server ----------------------------------------------------------
 
@@ -89,57 +115,84 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         # {"type": "snapshot"} from live.js, or an hx ws-send form with a "snapshot"
         # field (htmx sends the form values as JSON, with a HEADERS key).
-        if isinstance(message, dict) and (
+        if not isinstance(message, dict) or not (
             message.get("type") == "snapshot" or "snapshot" in message
         ):
-            await self.push(None)
+            return
+        fresh = self.seen_version > self.snapshot_version
+        if fresh or time.monotonic() - self.snapshot_at >= SNAPSHOT_INTERVAL:
+            await self.send_snapshot()
 
     # -- group events ------------------------------------------------------------------
 
-    async def table_changed(self, event: dict[str, Any]) -> None:
-        version = event.get("version")
-        # A full render of a newer state already went out (events can queue up
-        # while a render runs): nothing to add.
-        if isinstance(version, int) and version < self.sent_version:
+    async def table_frame(self, event: dict[str, Any]) -> None:
+        """A move's frame, rendered for this user where the move was made."""
+        if self.seat_id is None:
             return
-        await self.push(None)
+        version = event.get("version")
+        if isinstance(version, int):
+            self.seen_version = max(self.seen_version, version)
+        if "seats" in event.get("regions", ()):
+            self.shown_online = None  # the seat list came with its own marks
+        await self.send(text_data=event["html"])
+
+    async def table_departed(self, event: dict[str, Any]) -> None:
+        """This user left the table (before the start): nothing more to show here."""
+        await self.refuse(CLOSE_NOT_SEATED)
 
     async def table_presence(self, event: dict[str, Any]) -> None:
-        await self.push(["seats"])
-
-    # -- rendering ------------------------------------------------------------------------
-
-    async def push(self, regions: list[str] | None) -> bool:
-        """Render ``regions`` (None: all) for this socket's user and send them.
-
-        Returns False (and closes the socket) when the user lost their seat or
-        the table is gone.
-        """
         if self.seat_id is None:
-            return False
+            return
+        seat_ids = tuple(event.get("seat_ids", self.seat_ids))
+        self.seat_ids = seat_ids
+        await self.show_presence(set(event.get("online", ())))
+
+    # -- sending ------------------------------------------------------------------------
+
+    async def send_snapshot(self) -> bool:
+        """Render every region for this user and send it; False if the seat is gone."""
         try:
-            html, version = await database_sync_to_async(render_for)(
-                self.table_id, self.user, regions, self.origin(), self.scope.get("cookies") or {}
-            )
-        except NotSeated as refused:
+            html, version = await database_sync_to_async(push.snapshot)(self.table_id, self.user)
+        except push.Refused as refused:
             # Left the table (before the start) or the table was deleted: stop here.
-            await self.close(code=CLOSE_NO_TABLE if refused.no_table else CLOSE_NOT_SEATED)
-            if self.group is not None:
-                await self.channel_layer.group_discard(self.group, self.channel_name)
-                self.group = None
-            if self.seat_id is not None:
-                seat_id, self.seat_id = self.seat_id, None
-                await database_sync_to_async(seat_disconnected)(seat_id)
+            await self.refuse(refused.code)
             return False
-        if regions is None:
-            self.sent_version = max(self.sent_version, version)
+        self.snapshot_version = version
+        self.seen_version = max(self.seen_version, version)
+        self.snapshot_at = time.monotonic()
+        self.shown_online = None
         await self.send(text_data=html)
         return True
 
-    def origin(self) -> str:
-        """The page's origin (checked against ALLOWED_HOSTS by the ASGI stack), for links."""
-        for name, value in self.scope.get("headers", []):
-            if name == b"origin":
-                origin = value.decode("latin1")
-                return "" if origin == "null" else origin
-        return ""
+    async def announce_presence(self, online: set[int]) -> None:
+        """Tell every socket of the table who is online now."""
+        try:
+            await self.channel_layer.group_send(
+                group_name(self.table_id),
+                {"type": "table.presence", "online": sorted(online), "seat_ids": self.seat_ids},
+            )
+        except Exception:
+            # Presence is cosmetic; the next heartbeat shows it right.
+            log.warning("presence broadcast for table %s failed", self.table_id, exc_info=True)
+
+    async def show_presence(self, online: set[int]) -> None:
+        if online == self.shown_online:
+            return
+        self.shown_online = online
+        language = frames.language_of(self.user)
+        await self.send(text_data=frames.render_presence(online, self.seat_ids, language))
+
+    async def heartbeat(self) -> None:
+        """Keep this socket's presence alive and heal the marks this client shows."""
+        with contextlib.suppress(asyncio.CancelledError):
+            while self.seat_id is not None:
+                await asyncio.sleep(presence.heartbeat_seconds())
+                if self.seat_id is None:
+                    break
+                try:
+                    online = await sync_to_async(push.heartbeat, thread_sensitive=False)(
+                        self.seat_id, self.channel_name, self.seat_ids
+                    )
+                    await self.show_presence(online)
+                except Exception:
+                    log.warning("presence heartbeat failed", exc_info=True)

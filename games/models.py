@@ -16,6 +16,7 @@ from django.utils.translation import gettext_lazy as _
 INVITE_TOKEN_BYTES = 24  # 192 bits: unguessable, and short enough for a link
 CHAT_MAX_LENGTH = 500
 MAX_SEATS = 8
+MAX_DB_ID = 2**63 - 1  # a larger id cannot exist (and would overflow the database driver)
 
 
 def new_invite_token() -> str:
@@ -70,6 +71,10 @@ class Table(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
+    # Not a column: once an action's transaction commits, the frames it pushed
+    # (user id -> HTML), so the actor's answer is its own frame (games.broadcast).
+    pushed_frames: dict[int, str] | None = None
+
     class Meta:
         ordering = ["-updated_at"]
         indexes = [models.Index(fields=["status", "-updated_at"])]
@@ -89,8 +94,6 @@ class Seat(models.Model):
     )
     position = models.PositiveSmallIntegerField()  # 1-based, join order; 1 is the host
     joined_at = models.DateTimeField(auto_now_add=True)
-    # Open websocket count, kept by the consumers (presence on the seat list).
-    connections = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["table", "position"]

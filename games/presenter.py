@@ -1,42 +1,36 @@
-"""What ONE user sees of ONE table: the template context, built from `load_state`.
+"""What the players of ONE table see, as template contexts built from a GameState.
 
-Used by the pages (games.views) and, later, by the websocket consumer, which
-renders the same named partials of ``games/table.html`` for each socket's user.
+A table page is split in two kinds of region (see games.frames):
 
-Hidden information is kept out by construction: the context never holds the
-GameState itself, only views derived from it, and
+- **public** regions (the seats, the trick, the scores, the chat) show what every
+  seated player may see. Their context, `public_context`, is built without any
+  viewer, so it is rendered once per version and language and sent to everyone.
+  It never holds a hand (other hands, the ghost's included, appear as a card
+  count only) nor a bid before every player has bid (R4): only *whether* a
+  player has bid.
+- **seat** regions (the status line, the hand, the controls) belong to one seat.
+  Their context, `seat_context`, holds that seat's own hand and own bid.
 
-- the only hand put in the context is the viewer's own (other hands, the
-  ghost's included, appear as a card count only);
-- another player's bid value is put in the context only once every player has
-  bid (R4); before that only *whether* they have bid.
+Which seat is "you" in a public region is marked by the page (``data-seat`` keys
+matched by static/js/table.js), never by the shared HTML.
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.db.models import Prefetch
-from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from . import rules
+from . import presence, rules
 from .models import MAX_SEATS, ChatMessage, Seat, Table
 from .state import GameState, load_state
 
-#: The table page's live regions: element id -> partial name in games/table.html.
-REGIONS: dict[str, str] = {
-    "status": "status",
-    "seats": "seats",
-    "trick": "trick",
-    "hand": "hand",
-    "controls": "controls",
-    "scores": "scores",
-    "chat-log": "chat_log",
-}
 TABLE_TEMPLATE = "games/table.html"
 CHAT_SHOWN = 100  # latest chat messages shown
 LOBBY_LIMIT = 100  # tables listed per group
@@ -47,26 +41,30 @@ class NotSeated(Exception):
     """The user has no seat at this table: nothing of it may be rendered for them."""
 
 
+def seat_key(seat_id: int | None) -> str:
+    """The key that marks a seat's elements in the page (``data-seat``)."""
+    return "ghost" if seat_id is None else f"seat-{seat_id}"
+
+
 @dataclass(frozen=True)
 class PlayerView:
-    """One entry of the seat list (a human seat or the ghost)."""
+    """One entry of the seat list (a human seat or the ghost), the same for every viewer."""
 
-    key: str  # "seat-<id>" or "ghost"
+    key: str  # seat_key()
     seat_id: int | None
     name: str
     position: int | None
     is_ghost: bool = False
-    is_you: bool = False
     is_host: bool = False
     is_dealer: bool = False
     is_opener: bool = False
     is_leader: bool = False  # leads the current trick
     to_act: bool = False  # plays next, or still has to bid
     has_bid: bool = False
-    bid: int | None = None  # only when revealed (R4) or the viewer's own
+    bid: int | None = None  # only once every player has bid (R4)
     tricks_won: int = 0
     cards_left: int = 0
-    connected: bool = False
+    online: bool = False
 
 
 @dataclass(frozen=True)
@@ -78,11 +76,11 @@ class HandCardView:
 
 @dataclass(frozen=True)
 class PlayView:
+    key: str  # the seat_key() of who played it
     name: str
     code: str
     as_: str  # "pirate" / "escape" for the Tigress, else ""
     is_ghost: bool
-    is_you: bool
     is_winner: bool
 
 
@@ -93,18 +91,26 @@ class TrickView:
     plays: list[PlayView]
     complete: bool
     leader_name: str
+    winner_key: str = ""
     winner_name: str = ""
-    winner_is_you: bool = False
     destroyed_by: str = ""  # "kraken" / "whale" / ""
     bonus: int = 0
     next_leader_name: str = ""
     next_player_name: str = ""
 
+    @property
+    def by_kraken(self) -> bool:
+        return self.destroyed_by == rules.KRAKEN
+
+    @property
+    def by_whale(self) -> bool:
+        return self.destroyed_by == rules.WHALE
+
 
 @dataclass(frozen=True)
 class ScoreLine:
+    key: str
     name: str
-    is_you: bool
     bid: int
     won: int
     base: int
@@ -115,17 +121,17 @@ class ScoreLine:
 
 @dataclass(frozen=True)
 class Standing:
+    key: str
     rank: int
     name: str
     total: int
     is_winner: bool
-    is_you: bool
 
 
 @dataclass
 class Controls:
     can_start: bool = False
-    needs_players: bool = False  # host, waiting, fewer than 2 players
+    needs_players: bool = False  # host, waiting, fewer than the minimum of players
     bid_options: list[int] = field(default_factory=list)
     can_next_trick: bool = False
     can_next_round: bool = False
@@ -140,132 +146,82 @@ def ghost_name() -> str:
     return _("Graybeard")
 
 
-# ---------------------------------------------------------------------------
-# One table, one user
-# ---------------------------------------------------------------------------
+def _names(state: GameState) -> dict[int, str]:
+    return {seat.pk: seat.user.username for seat in state.seats}
 
 
-def table_context(
-    table: Table,
-    user: Any,
-    *,
-    error: str = "",
-    origin: str = "",
-    state: GameState | None = None,
-) -> dict[str, Any]:
-    """The context of games/table.html (and each of its partials) for ``user``.
+def _phase(state: GameState) -> str:
+    table = state.table
+    return table.phase if table.status == Table.Status.PLAYING else ""
 
-    ``table`` should come with ``select_related("host", "cancelled_by")``.
-    ``origin`` ("https://example.org") makes the invite link absolute.
-    Raises NotSeated if the user has no seat at the table.
-    """
-    state = state or load_state(table)
-    me = state.seat_of(getattr(user, "pk", None))
-    if me is None:
-        raise NotSeated
-    names = {seat.pk: seat.user.username for seat in state.seats}
-    is_host = table.host_id == me.user_id
-    playing = table.status == Table.Status.PLAYING
-    phase = table.phase if playing else ""
-    Phase = Table.Phase
 
-    players = _players(state, me, names)
-    my_view = next(p for p in players if p.is_you)
-
-    # -- the viewer's own hand: the ONLY hand that ever enters the context --------
-    own = rules.sort_hand(rules.card(h.card) for h in state.hands.get(me.pk, []))
-    legal = state.legal_cards(me) if phase == Phase.PLAYING else set()
-    hand = [HandCardView(str(c), str(c) in legal, rules.needs_choice(c)) for c in own]
-
-    controls = Controls()
-    if table.status == Table.Status.WAITING:
-        controls.can_start = is_host and len(state.seats) >= 2
-        controls.needs_players = is_host and len(state.seats) < 2
-        if is_host:
-            controls.invite_path = reverse("join", args=[table.invite_token])
-            controls.invite_url = f"{origin}{controls.invite_path}"
-    if phase == Phase.BIDDING and state.round is not None and me.pk not in state.bids:
-        controls.bid_options = list(rules.valid_bids(state.round.cards_dealt))
-    controls.can_next_trick = is_host and phase == Phase.TRICK_DONE
-    controls.can_next_round = is_host and phase == Phase.ROUND_DONE
-    controls.waiting_for_host = not is_host and phase in (Phase.TRICK_DONE, Phase.ROUND_DONE)
-    controls.can_leave = table.status in (Table.Status.WAITING, Table.Status.PLAYING)
-    controls.leave_cancels = playing
-
-    round_summary: list[ScoreLine] = []
-    if state.round is not None and (phase == Phase.ROUND_DONE or not playing):
-        round_summary = [
-            _score_line(s, names, me) for s in state.scores if s.round.number == state.round.number
-        ]
-
-    your_turn, headline = _headline(state, me, names, is_host)
+def _status_flags(table: Table) -> dict[str, bool]:
+    Status = Table.Status
     return {
-        "table": table,
-        "table_id": table.pk,
-        "version": table.version,
-        "error": error,
-        "is_host": is_host,
-        "host_name": table.host.username,
-        "me": my_view,
-        "players": players,
-        "player_count": len(state.seats),
-        "max_seats": MAX_SEATS,
-        "round_number": state.round.number if state.round else 0,
-        "rounds": rules.ROUNDS,
-        "cards_dealt": state.round.cards_dealt if state.round else 0,
-        "phase": phase,
-        "phase_label": Phase(phase).label if phase else table.get_status_display(),
-        "status": table.status,
-        "your_turn": your_turn,
-        "headline": headline,
-        "hand": hand,
-        "ghost_cards": len(state.hands.get(None, [])) if state.uses_ghost else 0,
-        "trick": _trick(state, me, names),
-        "controls": controls,
-        "round_summary": round_summary,
-        "sheet": _score_sheet(state, me, names),
-        "standings": _standings(state, me, names) if table.status == Table.Status.FINISHED else [],
-        "cancelled_by": (
-            table.cancelled_by.username if table.cancelled_by_id and table.cancelled_by else ""
-        ),
-        "chat_messages": _chat(table),
-        "chat_max_length": ChatMessage._meta.get_field("text").max_length,
-        "ws_path": f"/ws/tables/{table.pk}/",
+        "is_waiting": table.status == Status.WAITING,
+        "is_playing": table.status == Status.PLAYING,
+        "is_finished": table.status == Status.FINISHED,
+        "is_cancelled": table.status == Status.CANCELLED,
+        "is_over": table.is_over,
     }
 
 
-def render_partial(name: str, context: dict[str, Any], request: Any = None) -> str:
-    """Render one named partial of games/table.html ("status", "seats", ..., "content")."""
-    return render_to_string(f"{TABLE_TEMPLATE}#{name}", context, request=request)
+def _phase_flags(phase: str) -> dict[str, bool]:
+    Phase = Table.Phase
+    return {
+        "is_bidding": phase == Phase.BIDDING,
+        "is_trick_phase": phase == Phase.PLAYING,
+        "is_trick_done": phase == Phase.TRICK_DONE,
+        "is_round_done": phase == Phase.ROUND_DONE,
+    }
 
 
-def render_regions(
-    table: Table,
-    user: Any,
-    regions: list[str] | tuple[str, ...] | None = None,
-    *,
-    oob: bool = True,
-    request: Any = None,
-    origin: str = "",
-) -> str:
-    """The given regions (element ids, default: all) rendered for ``user``, concatenated.
+# ---------------------------------------------------------------------------
+# What every seated player sees
+# ---------------------------------------------------------------------------
 
-    With ``oob`` every region root carries ``hx-swap-oob="true"``: what the consumer
-    pushes down a socket. Raises NotSeated for a user without a seat.
+
+def public_context(state: GameState) -> dict[str, Any]:
+    """The context of the public regions: no viewer, nothing private (R4).
+
+    Each region's data is a cached callable, which the template resolves only
+    when a region uses it: a move that re-renders neither the scores nor the
+    chat reads neither.
     """
-    context = table_context(table, user, origin=origin)
-    context["oob"] = oob
-    return "".join(
-        render_partial(REGIONS[region], context, request) for region in (regions or REGIONS)
-    )
+    table = state.table
+    names = _names(state)
+    phase = _phase(state)
+    return {
+        "table_id": table.pk,
+        "version": table.version,
+        **_status_flags(table),
+        **_phase_flags(phase),
+        "phase": phase,
+        "round_number": state.round.number if state.round else 0,
+        "rounds": rules.ROUNDS,
+        "cards_dealt": state.round.cards_dealt if state.round else 0,
+        "players": functools.cache(lambda: _players(state, names)),
+        "player_count": len(state.seats),
+        "max_seats": MAX_SEATS,
+        "trick": functools.cache(lambda: _trick(state, names)),
+        "round_summary": functools.cache(lambda: _round_summary(state, names)),
+        "sheet": functools.cache(lambda: _score_sheet(state, names)),
+        "chat_messages": _chat_reader(state.table),
+        "chat_max_length": ChatMessage._meta.get_field("text").max_length,
+    }
 
 
-# ---------------------------------------------------------------------------
-# pieces
-# ---------------------------------------------------------------------------
+def _round_summary(state: GameState, names: dict[int, str]) -> list[ScoreLine]:
+    """The current round's scores, once it is over."""
+    if state.round is None:
+        return []
+    if not (_phase(state) == Table.Phase.ROUND_DONE or state.table.is_over):
+        return []
+    number = state.round.number
+    return [_score_line(s, names) for s in state.scores if s.round.number == number]
 
 
-def _players(state: GameState, me: Seat, names: dict[int, str]) -> list[PlayerView]:
+def _players(state: GameState, names: dict[int, str]) -> list[PlayerView]:
     table = state.table
     rnd = state.round
     running = table.status == Table.Status.PLAYING
@@ -276,34 +232,34 @@ def _players(state: GameState, me: Seat, names: dict[int, str]) -> list[PlayerVi
     to_play = state.next_to_play() if running else None
     leader = trick.leader_id if trick is not None and not trick.complete else None
     ghost_leads = trick is not None and not trick.complete and trick.leader_id is None
+    online = presence.online_seats([seat.pk for seat in state.seats])
 
     players: list[PlayerView] = []
     for seat in state.seats:
         bid = state.bids.get(seat.pk)
-        is_you = seat.pk == me.pk
         players.append(
             PlayerView(
-                key=f"seat-{seat.pk}",
+                key=seat_key(seat.pk),
                 seat_id=seat.pk,
                 name=names[seat.pk],
                 position=seat.position,
-                is_you=is_you,
                 is_host=seat.user_id == table.host_id,
                 is_dealer=rnd is not None and rnd.dealer_id == seat.pk,
                 is_opener=rnd is not None and rnd.opener_id == seat.pk,
                 is_leader=leader == seat.pk,
                 to_act=(bidding and bid is None) or (to_play is not None and to_play == seat.index),
                 has_bid=bid is not None,
-                # R4: a bid value only once all are in, except the viewer's own.
-                bid=bid.value if bid is not None and (revealed or is_you) else None,
+                # R4: a bid value only once all are in (the viewer's own is in
+                # their seat regions, never here).
+                bid=bid.value if bid is not None and revealed else None,
                 tricks_won=won.get(seat.pk, 0),
                 cards_left=len(state.hands.get(seat.pk, [])),
-                connected=seat.connections > 0,
+                online=seat.pk in online,
             )
         )
     if state.uses_ghost:
         ghost = PlayerView(
-            key="ghost",
+            key=seat_key(None),
             seat_id=None,
             name=ghost_name(),
             position=None,
@@ -312,7 +268,7 @@ def _players(state: GameState, me: Seat, names: dict[int, str]) -> list[PlayerVi
             to_act=to_play == rules.GHOST,
             tricks_won=won.get(None, 0),
             cards_left=len(state.hands.get(None, [])),  # a count, never the cards
-            connected=True,
+            online=True,
         )
         # With a human leading, the ghost plays second (R8).
         players.insert(1, ghost)
@@ -323,21 +279,20 @@ def _name_of(seat_id: int | None, names: dict[int, str]) -> str:
     return ghost_name() if seat_id is None else names.get(seat_id, "?")
 
 
-def _trick(state: GameState, me: Seat, names: dict[int, str]) -> TrickView | None:
+def _trick(state: GameState, names: dict[int, str]) -> TrickView | None:
     trick = state.trick
     if trick is None or state.round is None:
         return None
-    winner_id = trick.winner_id
+    won = trick.complete and not trick.destroyed_by
+    winner_seat = None if trick.won_by_ghost else trick.winner_id
     plays = [
         PlayView(
+            key=seat_key(p.seat_id),
             name=_name_of(p.seat_id, names),
             code=p.card,
             as_=p.tigress_as,
             is_ghost=p.seat_id is None,
-            is_you=p.seat_id == me.pk,
-            is_winner=trick.complete
-            and not trick.destroyed_by
-            and (p.seat_id == winner_id if not trick.won_by_ghost else p.seat_id is None),
+            is_winner=won and p.seat_id == winner_seat,
         )
         for p in state.plays
     ]
@@ -345,28 +300,25 @@ def _trick(state: GameState, me: Seat, names: dict[int, str]) -> TrickView | Non
     index = state.next_to_play()
     if index is not None:
         next_player = _name_of(None if index == rules.GHOST else state.seats[index].pk, names)
-    winner_name = ""
-    if trick.complete and not trick.destroyed_by:
-        winner_name = ghost_name() if trick.won_by_ghost else _name_of(winner_id, names)
     return TrickView(
         number=trick.number,
         of=state.round.cards_dealt,
         plays=plays,
         complete=trick.complete,
         leader_name=_name_of(trick.leader_id, names),
-        winner_name=winner_name,
-        winner_is_you=trick.complete and not trick.won_by_ghost and winner_id == me.pk,
+        winner_key=seat_key(winner_seat) if won else "",
+        winner_name=_name_of(winner_seat, names) if won else "",
         destroyed_by=trick.destroyed_by,
-        bonus=trick.bonus if trick.complete and not trick.destroyed_by else 0,
+        bonus=trick.bonus if won else 0,
         next_leader_name=_name_of(trick.next_leader_id, names) if trick.complete else "",
         next_player_name=next_player,
     )
 
 
-def _score_line(score: Any, names: dict[int, str], me: Seat) -> ScoreLine:
+def _score_line(score: Any, names: dict[int, str]) -> ScoreLine:
     return ScoreLine(
+        key=seat_key(score.seat_id),
         name=names.get(score.seat_id, "?"),
-        is_you=score.seat_id == me.pk,
         bid=score.bid,
         won=score.won,
         base=score.base,
@@ -376,12 +328,12 @@ def _score_line(score: Any, names: dict[int, str], me: Seat) -> ScoreLine:
     )
 
 
-def _score_sheet(state: GameState, me: Seat, names: dict[int, str]) -> dict[str, Any]:
+def _score_sheet(state: GameState, names: dict[int, str]) -> dict[str, Any]:
     """Every scored round (rows) x every seat (columns), plus running totals."""
     by_round: dict[int, dict[int, Any]] = {}
     for score in state.scores:
         by_round.setdefault(score.round.number, {})[score.seat_id] = score
-    columns = [{"name": names[s.pk], "is_you": s.pk == me.pk} for s in state.seats]
+    columns = [{"key": seat_key(s.pk), "name": names[s.pk]} for s in state.seats]
     rows = []
     totals = [0 for _seat in state.seats]
     for number in sorted(by_round):
@@ -395,19 +347,96 @@ def _score_sheet(state: GameState, me: Seat, names: dict[int, str]) -> dict[str,
     return {"columns": columns, "rows": rows, "totals": totals}
 
 
-def _standings(state: GameState, me: Seat, names: dict[int, str]) -> list[Standing]:
+def _chat_reader(table: Table) -> Callable[[], list[ChatMessage]]:
+    @functools.cache
+    def read() -> list[ChatMessage]:
+        latest = (
+            ChatMessage.objects.filter(table=table)
+            .select_related("author")
+            .order_by("-created_at", "-pk")[:CHAT_SHOWN]
+        )
+        return list(reversed(list(latest)))
+
+    return read
+
+
+# ---------------------------------------------------------------------------
+# What one seat sees besides: its status line, its hand, its controls
+# ---------------------------------------------------------------------------
+
+
+def seat_context(state: GameState, me: Seat, *, origin: str = "") -> dict[str, Any]:
+    """The context of one seat's own regions. ``origin`` makes the invite link absolute."""
+    table = state.table
+    names = _names(state)
+    is_host = table.host_id == me.user_id
+    phase = _phase(state)
+    Phase = Table.Phase
+
+    # -- the seat's own hand: the ONLY hand that ever enters a context ------------
+    own = rules.sort_hand(rules.card(h.card) for h in state.hands.get(me.pk, []))
+    legal = state.legal_cards(me) if phase == Phase.PLAYING else set()
+    hand = [HandCardView(str(c), str(c) in legal, rules.needs_choice(c)) for c in own]
+
+    controls = Controls()
+    if table.status == Table.Status.WAITING:
+        enough = len(state.seats) >= rules.HUMAN_MIN
+        controls.can_start = is_host and enough
+        controls.needs_players = is_host and not enough
+        if is_host:
+            controls.invite_path = reverse("join", args=[table.invite_token])
+            controls.invite_url = f"{origin}{controls.invite_path}"
+    if phase == Phase.BIDDING and state.round is not None and me.pk not in state.bids:
+        controls.bid_options = list(rules.valid_bids(state.round.cards_dealt))
+    controls.can_next_trick = is_host and phase == Phase.TRICK_DONE
+    controls.can_next_round = is_host and phase == Phase.ROUND_DONE
+    controls.waiting_for_host = not is_host and phase in (Phase.TRICK_DONE, Phase.ROUND_DONE)
+    controls.can_leave = table.status in (Table.Status.WAITING, Table.Status.PLAYING)
+    controls.leave_cancels = table.status == Table.Status.PLAYING
+
+    your_turn, headline = _headline(state, me, names, is_host)
+    my_bid = state.bids.get(me.pk)
+    return {
+        "table_id": table.pk,
+        "version": table.version,
+        **_status_flags(table),
+        **_phase_flags(phase),
+        "phase_label": Table.Phase(phase).label if phase else table.get_status_display(),
+        "round_number": state.round.number if state.round else 0,
+        "rounds": rules.ROUNDS,
+        "cards_dealt": state.round.cards_dealt if state.round else 0,
+        "me_key": seat_key(me.pk),
+        "is_host": is_host,
+        "your_turn": your_turn,
+        "headline": headline,
+        "my_bid": my_bid.value if my_bid is not None else None,
+        "hand": hand,
+        "controls": controls,
+        "standings": _standings(state, names) if table.status == Table.Status.FINISHED else [],
+    }
+
+
+def _standings(state: GameState, names: dict[int, str]) -> list[Standing]:
+    totals = _final_totals(state)
+    winners = set(rules.winners(totals)) if state.scores else set()
+    ordered = sorted(totals.items(), key=lambda item: -item[1])
+    return [
+        Standing(
+            key=seat_key(seat_id),
+            rank=1 + sum(1 for other in totals.values() if other > total),
+            name=names[seat_id],
+            total=total,
+            is_winner=seat_id in winners,
+        )
+        for seat_id, total in ordered
+    ]
+
+
+def _final_totals(state: GameState) -> dict[int, int]:
     totals: dict[int, int] = {seat.pk: 0 for seat in state.seats}
     for score in state.scores:  # ordered by round: the last one wins
         totals[score.seat_id] = score.running_total
-    winners = set(rules.winners(totals)) if state.scores else set()
-    ordered = sorted(totals.items(), key=lambda item: -item[1])
-    standings = []
-    for seat_id, total in ordered:
-        rank = 1 + sum(1 for other in totals.values() if other > total)
-        standings.append(
-            Standing(rank, names[seat_id], total, seat_id in winners, seat_id == me.pk)
-        )
-    return standings
+    return totals
 
 
 def _headline(state: GameState, me: Seat, names: dict[int, str], is_host: bool) -> tuple[bool, str]:
@@ -416,7 +445,7 @@ def _headline(state: GameState, me: Seat, names: dict[int, str], is_host: bool) 
     Status, Phase = Table.Status, Table.Phase
     if table.status == Status.WAITING:
         count = len(state.seats)
-        if is_host and count >= 2:
+        if is_host and count >= rules.HUMAN_MIN:
             return True, _("Everyone here? Start the game when you are ready.")
         return False, ngettext(
             "Waiting for players: %(count)d seated.",
@@ -443,25 +472,29 @@ def _headline(state: GameState, me: Seat, names: dict[int, str], is_host: bool) 
         if seat.pk == me.pk:
             return True, _("Your turn: play a card.")
         return False, _("Waiting for %(name)s to play.") % {"name": names[seat.pk]}
+    trick = state.trick
+    you_won = (
+        trick is not None
+        and trick.complete
+        and not trick.destroyed_by
+        and not trick.won_by_ghost
+        and trick.winner_id == me.pk
+    )
     if table.phase == Phase.TRICK_DONE:
-        return (
-            (True, _("Trick over. Press “Next trick” when everyone has seen it."))
-            if is_host
-            else (False, _("Trick over. Waiting for the host."))
-        )
+        if is_host:
+            done = _("Trick over. Press “Next trick” when everyone has seen it.")
+        else:
+            done = _("Trick over. Waiting for the host.")
+        return is_host, (_("You win the trick!") + " " + done) if you_won else done
     if table.phase == Phase.ROUND_DONE:
-        return (
-            (True, _("Round over. Press “Next round” when everyone has seen the scores."))
-            if is_host
-            else (False, _("Round over. Waiting for the host."))
-        )
+        if is_host:
+            return True, _("Round over. Press “Next round” when everyone has seen the scores.")
+        return False, _("Round over. Waiting for the host.")
     return False, ""
 
 
 def _winners_sentence(state: GameState, names: dict[int, str]) -> str:
-    totals: dict[int, int] = {seat.pk: 0 for seat in state.seats}
-    for score in state.scores:
-        totals[score.seat_id] = score.running_total
+    totals = _final_totals(state)
     winners = [names[pk] for pk in rules.winners(totals)] if state.scores else []
     if len(winners) == 1:
         return _("Game over: %(name)s wins!") % {"name": winners[0]}
@@ -470,13 +503,43 @@ def _winners_sentence(state: GameState, names: dict[int, str]) -> str:
     return _("Game over.")
 
 
-def _chat(table: Table) -> list[ChatMessage]:
-    latest = (
-        ChatMessage.objects.filter(table=table)
-        .select_related("author")
-        .order_by("-created_at", "-pk")[:CHAT_SHOWN]
-    )
-    return list(reversed(list(latest)))
+# ---------------------------------------------------------------------------
+# The whole page for one user
+# ---------------------------------------------------------------------------
+
+
+def table_context(
+    table: Table,
+    user: Any,
+    *,
+    error: str = "",
+    origin: str = "",
+    state: GameState | None = None,
+) -> dict[str, Any]:
+    """The context of the whole games/table.html for ``user``: public and seat regions.
+
+    Raises NotSeated if the user has no seat at the table.
+    """
+    state = state or load_state(table)
+    me = state.seat_of(getattr(user, "pk", None))
+    if me is None:
+        raise NotSeated
+    return {
+        **public_context(state),
+        **seat_context(state, me, origin=origin),
+        "error": error,
+        "host_name": _names(state).get(_host_seat_id(state), table.host.username),
+        "ws_path": socket_path(table.pk),
+    }
+
+
+def _host_seat_id(state: GameState) -> int:
+    return next((s.pk for s in state.seats if s.user_id == state.table.host_id), 0)
+
+
+def socket_path(table_id: int) -> str:
+    """The table's websocket URL path, from the websocket routing (games.routing)."""
+    return reverse("table_socket", urlconf="games.routing", args=[table_id])
 
 
 # ---------------------------------------------------------------------------
@@ -536,10 +599,10 @@ def lobby_context(user: Any) -> dict[str, Any]:
 
 
 __all__ = [
-    "REGIONS",
     "NotSeated",
     "lobby_context",
-    "render_partial",
-    "render_regions",
+    "public_context",
+    "seat_context",
+    "socket_path",
     "table_context",
 ]

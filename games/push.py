@@ -1,109 +1,79 @@
-"""Glue between the table consumer and the rest: seats, presence, per-user rendering.
+"""The synchronous side of a table socket: who may open it, its snapshot, its presence.
 
-Synchronous helpers (the consumer wraps them in database_sync_to_async), plus
-the presence notification sent to a table's group.
+The consumer (games.consumers) calls these through ``database_sync_to_async``.
+Moves never come through here: their frames are rendered once where they are
+made (games.broadcast) and the consumer only forwards them.
 """
 
 from __future__ import annotations
 
-import logging
-import string
+from dataclasses import dataclass
 from typing import Any
 
-from django.conf import settings
-from django.db.models import F
-from django.http import HttpRequest
-
-from . import presenter
-from .broadcast import group_name
-from .models import Seat, Table
-
-log = logging.getLogger(__name__)
+from . import frames, presence
+from .models import MAX_DB_ID, Seat, Table
+from .state import load_state
 
 
-class NotSeated(presenter.NotSeated):
-    """Nothing of this table may be rendered for this user (or the table is gone)."""
+@dataclass(frozen=True)
+class Opened:
+    """A socket that may stay open: its seat and the table's seats (for presence)."""
 
-    def __init__(self, *, no_table: bool = False) -> None:
-        super().__init__()
-        self.no_table = no_table
-
-
-def seat_connected(table_id: int, user: Any) -> int:
-    """Count one more open socket on the user's seat.
-
-    Returns the seat id, 0 if there is no such table, -1 if the user is not seated.
-    """
-    seat_id = (
-        Seat.objects.filter(table_id=table_id, user_id=user.pk).values_list("pk", flat=True).first()
-    )
-    if seat_id is None:
-        return -1 if Table.objects.filter(pk=table_id).exists() else 0
-    # One atomic UPDATE: concurrent sockets (other tabs, other processes) never lose a count.
-    Seat.objects.filter(pk=seat_id).update(connections=F("connections") + 1)
-    return int(seat_id)
+    seat_id: int
+    seat_ids: tuple[int, ...]
 
 
-def seat_disconnected(seat_id: int) -> None:
-    """Count one socket fewer, never below 0 (the seat may be gone: a no-op then)."""
-    Seat.objects.filter(pk=seat_id, connections__gt=0).update(connections=F("connections") - 1)
+class Refused(Exception):
+    """This socket must be closed with ``code``."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
 
 
-_CSRF_CHARS = frozenset(string.ascii_letters + string.digits)
-CSRF_SECRET_LENGTH = 32
+CLOSE_ANONYMOUS = 4401
+CLOSE_NOT_SEATED = 4403
+CLOSE_NO_TABLE = 4404
 
 
-def socket_request(user: Any, cookies: dict[str, str]) -> HttpRequest | None:
-    """A stand-in request for rendering partials pushed down a socket.
-
-    The partials' forms carry ``{% csrf_token %}``; with the browser's own CSRF
-    cookie (sent with the websocket handshake) they get a token that works, as on
-    the page. Without a well-formed cookie, None: the tag renders nothing and the
-    X-CSRFToken header the page's <body> sets for htmx still applies (a freshly
-    made token would be worse: its cookie can never reach the browser).
-    """
-    secret = cookies.get(settings.CSRF_COOKIE_NAME, "")
-    if len(secret) != CSRF_SECRET_LENGTH or not set(secret) <= _CSRF_CHARS:
-        return None
-    request = HttpRequest()
-    request.method = "GET"
-    request.user = user
-    request.META["CSRF_COOKIE"] = secret
-    return request
+def open_socket(table_id: int, user: Any, socket_name: str) -> Opened:
+    """Check that ``user`` is seated at the table and record the socket's presence."""
+    if user is None or not user.is_authenticated:
+        raise Refused(CLOSE_ANONYMOUS)
+    if not 0 < table_id <= MAX_DB_ID:
+        raise Refused(CLOSE_NO_TABLE)
+    seats = list(Seat.objects.filter(table_id=table_id).values_list("pk", "user_id"))
+    mine = next((pk for pk, user_id in seats if user_id == user.pk), None)
+    if mine is None:
+        exists = bool(seats) or Table.objects.filter(pk=table_id).exists()
+        raise Refused(CLOSE_NOT_SEATED if exists else CLOSE_NO_TABLE)
+    presence.touch(mine, socket_name)
+    return Opened(seat_id=mine, seat_ids=tuple(pk for pk, _user in seats))
 
 
-def render_for(
-    table_id: int,
-    user: Any,
-    regions: list[str] | None,
-    origin: str = "",
-    cookies: dict[str, str] | None = None,
-) -> tuple[str, int]:
-    """The table's live regions (None: all) as oob fragments for ``user``, and the version.
-
-    Raises NotSeated when the user has no seat there or the table does not exist.
-    """
+def snapshot(table_id: int, user: Any) -> tuple[str, int]:
+    """Every region of the table for ``user``, and its version (Refused if not seated)."""
     table = Table.objects.select_related("host", "cancelled_by").filter(pk=table_id).first()
     if table is None:
-        raise NotSeated(no_table=True)
-    request = socket_request(user, cookies or {})
-    try:
-        html = presenter.render_regions(
-            table, user, regions, oob=True, origin=origin, request=request
-        )
-    except presenter.NotSeated:
-        raise NotSeated() from None
-    return html, table.version
+        raise Refused(CLOSE_NO_TABLE)
+    state = load_state(table)
+    seat = state.seat_of(user.pk)
+    if seat is None:
+        raise Refused(CLOSE_NOT_SEATED)
+    return frames.render_snapshot(state, seat), table.version
 
 
-async def presence_changed(layer: Any, table_id: int) -> None:
-    """Tell every socket of the table to re-render its seat list (who is connected)."""
-    if layer is None:
-        return
-    try:
-        await layer.group_send(
-            group_name(table_id), {"type": "table.presence", "table_id": table_id}
-        )
-    except Exception:
-        # Presence is cosmetic; the next change or snapshot shows it right.
-        log.warning("presence broadcast for table %s failed", table_id, exc_info=True)
+def heartbeat(seat_id: int, socket_name: str, seat_ids: tuple[int, ...]) -> set[int]:
+    """Refresh this socket's presence; the table's online seats."""
+    presence.touch(seat_id, socket_name)
+    return presence.online_seats(seat_ids)
+
+
+def close_socket(seat_id: int, socket_name: str, seat_ids: tuple[int, ...]) -> set[int]:
+    """Forget this socket's presence; the table's online seats."""
+    presence.leave(seat_id, socket_name)
+    return presence.online_seats(seat_ids)
+
+
+def online(seat_ids: tuple[int, ...]) -> set[int]:
+    return presence.online_seats(seat_ids)

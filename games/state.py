@@ -26,7 +26,23 @@ class GameState:
     bids: dict[int, Bid] = field(default_factory=dict)
     tricks: list[Trick] = field(default_factory=list)
     plays: list[Play] = field(default_factory=list)  # of the current trick, in order
-    scores: list[RoundScore] = field(default_factory=list)  # every round so far
+    # Every round's scores so far, read on first use: a move in the middle of a
+    # round neither needs nor changes them, so it does not pay for the query.
+    _scores: list[RoundScore] | None = field(default=None, repr=False)
+
+    @property
+    def scores(self) -> list[RoundScore]:
+        if self._scores is None:
+            self._scores = list(
+                RoundScore.objects.filter(round__table=self.table)
+                .select_related("round")
+                .order_by("round__number", "seat__position")
+            )
+        return self._scores
+
+    @scores.setter
+    def scores(self, rows: list[RoundScore]) -> None:
+        self._scores = rows
 
     # -- who is who ---------------------------------------------------------
     @property
@@ -112,14 +128,12 @@ class GameState:
 
 
 def load_state(table: Table) -> GameState:
-    """Everything a page or an action needs, in at most 7 queries whatever the table size."""
+    """Everything a move needs, in at most 6 queries whatever the table size.
+
+    The scores are one query more, made only when something reads them.
+    """
     seats = list(table.seats.select_related("user").order_by("position"))
     state = GameState(table=table, seats=seats)
-    state.scores = list(
-        RoundScore.objects.filter(round__table=table)
-        .select_related("round")
-        .order_by("round__number", "seat__position")
-    )
     if table.round_number == 0:
         return state
     current = Round.objects.filter(table=table, number=table.round_number).first()

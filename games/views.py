@@ -3,9 +3,12 @@
 Every POST view parses its form, calls ONE function of games.actions and then:
 
 - plain POST: 303 back to the table (every form works without JavaScript);
-- htmx POST: the re-rendered ``#table-content`` fragment, 200;
-- ActionError: the fragment (htmx) or the full page (plain POST) with the
-  error's message, answered with the error's status (409 for a stale version).
+- htmx POST: 200 with the actor's own frame, the very one its socket gets
+  (games.frames: the regions the move changed, as out-of-band swaps), and
+  ``HX-Reswap: none``: nothing else of the page is replaced;
+- ActionError: the whole ``#table-content`` fragment (htmx) or the full page
+  (plain POST) with the error's message, answered with the error's status (409
+  for a stale version), so a stale page catches up at once.
 """
 
 from __future__ import annotations
@@ -22,10 +25,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django_htmx.http import HttpResponseClientRedirect
 
-from . import actions, presenter
-from .models import MAX_SEATS, Table
-
-MAX_DB_ID = 2**63 - 1  # larger ids cannot exist (and would overflow the database driver)
+from . import actions, frames, presenter
+from .models import MAX_DB_ID, MAX_SEATS, ChatMessage, Table
+from .state import load_state
 
 
 class BadInput(Exception):
@@ -115,15 +117,35 @@ def _act(request: HttpRequest, table_id: int, call: Callable[[], Any]) -> HttpRe
     if not 0 < table_id <= MAX_DB_ID:
         return _not_found(request)
     try:
-        call()
+        done = call()
     except (actions.ActionError, BadInput) as error:
         return _fail(request, table_id, error.message, error.status)
     if request.htmx:
+        return _actor_frame(request, table_id, done)
+    return _see_other(reverse("table", args=[table_id]))
+
+
+def _actor_frame(request: HttpRequest, table_id: int, done: Any) -> HttpResponse:
+    """The actor's own frame of the version its action made (oob swaps only)."""
+    html = None
+    if isinstance(done, Table) and done.pushed_frames is not None:
+        html = done.pushed_frames.get(request.user.pk)
+    if html is None:
+        # Not rendered by the broadcast (chat, or no commit hook ran): render it.
         table = _get_table(table_id)
         if table is None:
             return _not_found(request)
-        return _render_table(request, table, fragment=True)
-    return _see_other(reverse("table", args=[table_id]))
+        state = load_state(table)
+        seat = state.seat_of(request.user.pk)
+        if seat is None:
+            return _not_seated(request)
+        if isinstance(done, ChatMessage):
+            html = frames.render_chat(state, seat)
+        else:
+            html = frames.render_snapshot(state, seat)
+    response = HttpResponse(frames.render_error("") + html)
+    response["HX-Reswap"] = "none"
+    return response
 
 
 def _version(request: HttpRequest) -> int:
@@ -229,21 +251,21 @@ def start_game(request: HttpRequest, table_id: int) -> HttpResponse:
 
 @require_POST
 def place_bid(request: HttpRequest, table_id: int) -> HttpResponse:
-    def call() -> None:
+    def call() -> Table:
         version = _version(request)
         value = actions.parse_int(_field(request, "value") or None, "bid")
-        actions.place_bid(request.user, table_id, version, value)
+        return actions.place_bid(request.user, table_id, version, value)
 
     return _act(request, table_id, call)
 
 
 @require_POST
 def play_card(request: HttpRequest, table_id: int) -> HttpResponse:
-    def call() -> None:
+    def call() -> Table:
         version = _version(request)
         card = _field(request, "card")
         tigress_as = _field(request, "tigress_as")
-        actions.play_card(request.user, table_id, version, card, tigress_as)
+        return actions.play_card(request.user, table_id, version, card, tigress_as)
 
     return _act(request, table_id, call)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 
-__all__ = ["RoundScore", "score_round", "valid_bids", "winners"]
+__all__ = ["RoundScore", "exact_bid_possible", "score_round", "valid_bids", "winners"]
 
 
 def valid_bids(cards_dealt: int) -> range:
@@ -45,6 +45,15 @@ def score_round(bid: int, won: int, cards_dealt: int, bonus: int = 0) -> RoundSc
     else:
         base = -10 * cards_dealt
     return RoundScore(base, 0, base)
+
+
+def exact_bid_possible(bid: int, won: int, tricks_left: int) -> bool:
+    """R9: can the bid still be made exactly (so that the bonuses would count), with ``won``
+    tricks taken and ``tricks_left`` still to play in the round?
+    """
+    if won < 0 or tricks_left < 0:
+        raise ValueError(f"won and tricks_left must be >= 0, got {won!r}, {tricks_left!r}")
+    return won <= bid <= won + tricks_left
 
 
 def winners[K: Hashable](totals: Mapping[K, int]) -> list[K]:

@@ -1,9 +1,13 @@
 /* The live table's small helpers around htmx's ws extension (no inline script: CSP).
  *
- * 1. Gap healing: every region root carries data-version. When a pushed message
- *    jumps more than one version ahead of what the page shows and does not hold
- *    every region, a message was lost: ask the server for a full snapshot.
- * 2. Connection indicator: #live-status is shown (hidden removed, class
+ * 1. Never go back: every region root carries data-version (the chat log
+ *    data-chat, its newest message). A swap that would replace a region with an
+ *    older one (an HTTP answer overtaken by a socket push, or frames that
+ *    crossed) is skipped, so regions may arrive in any order.
+ * 2. Gap healing: when a pushed message jumps more than one version ahead of
+ *    what the page shows and does not hold every region, a message was lost:
+ *    ask the server for a full snapshot.
+ * 3. Connection indicator: #live-status is shown (hidden removed, class
  *    "is-reconnecting" or "is-closed") while the socket is down, hidden on open.
  */
 (function () {
@@ -13,16 +17,18 @@
   var RETRIED_CODES = [1006, 1011, 1012, 1013]; // htmx's ws extension reconnects on these
   var shownVersion = 0;
 
+  function number(element, name) {
+    var v = element && element.getAttribute ? parseInt(element.getAttribute(name), 10) : NaN;
+    return isNaN(v) ? -1 : v;
+  }
+
   function versionOf(elements) {
     var best = -1;
-    for (var i = 0; i < elements.length; i++) {
-      var v = parseInt(elements[i].getAttribute("data-version"), 10);
-      if (!isNaN(v) && v > best) best = v;
-    }
+    for (var i = 0; i < elements.length; i++) best = Math.max(best, number(elements[i], "data-version"));
     return best;
   }
 
-  // The live regions of the table page (games.presenter.REGIONS): a message
+  // The live regions of the table page (games.frames.PARTIALS): a message
   // holding all of them is a full snapshot, whatever versions it skipped.
   var REGIONS = ["status", "seats", "trick", "hand", "controls", "scores", "chat-log"];
 
@@ -38,12 +44,24 @@
   }
 
   function isFull(children, ids) {
-    if (!ids.length) return false;
     var present = {};
     for (var i = 0; i < children.length; i++) if (children[i].id) present[children[i].id] = true;
     for (var j = 0; j < ids.length; j++) if (!present[ids[j]]) return false;
     return true;
   }
+
+  function isOlder(incoming, current) {
+    if (!incoming || !current) return false;
+    if (current.hasAttribute("data-chat")) return number(incoming, "data-chat") < number(current, "data-chat");
+    return number(incoming, "data-version") >= 0 && number(incoming, "data-version") < number(current, "data-version");
+  }
+
+  document.addEventListener("htmx:oobBeforeSwap", function (evt) {
+    var detail = evt.detail || {};
+    var fragment = detail.fragment;
+    var incoming = fragment && (fragment.firstElementChild || fragment);
+    if (isOlder(incoming, detail.target)) detail.shouldSwap = false;
+  });
 
   function indicator(state) {
     var el = document.getElementById("live-status");

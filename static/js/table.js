@@ -21,12 +21,50 @@
     }
   });
 
+  // The shared regions (seats, trick, scores, chat) are the same HTML for every
+  // player; this page marks what is the viewer's own: data-me on the page root
+  // names their seat, data-me-user their chat messages.
+  function markYou() {
+    var page = document.querySelector(".table-page[data-me]");
+    if (!page) return;
+    var me = page.getAttribute("data-me");
+    var author = page.getAttribute("data-me-user");
+    var marked = document.querySelectorAll("[data-seat], [data-author]");
+    for (var i = 0; i < marked.length; i++) {
+      var el = marked[i];
+      var mine = el.getAttribute("data-seat") === me ||
+        (author && el.getAttribute("data-author") === author);
+      el.classList.toggle("is-you", mine);
+    }
+  }
+
+  // Pushed invite links are paths: show the whole address.
+  function absoluteInvite() {
+    var input = document.getElementById("invite-link");
+    if (input && input.value.charAt(0) === "/") input.value = window.location.origin + input.value;
+  }
+
   // Keep the newest chat message in view.
   function scrollChat() {
     var log = document.getElementById("chat-log");
     if (log) log.scrollTop = log.scrollHeight;
   }
-  document.addEventListener("DOMContentLoaded", scrollChat);
-  document.addEventListener("htmx:afterSettle", scrollChat);
-  document.addEventListener("htmx:oobAfterSwap", scrollChat);
+
+  function refresh() {
+    markYou();
+    absoluteInvite();
+    scrollChat();
+  }
+  document.addEventListener("DOMContentLoaded", refresh);
+  document.addEventListener("htmx:afterSettle", refresh);
+  document.addEventListener("htmx:oobAfterSwap", refresh);
+  document.addEventListener("htmx:wsAfterMessage", refresh);
+
+  // A sent chat message empties the box (the answer does not replace the form).
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var form = event.detail && event.detail.elt;
+    if (form && form.classList && form.classList.contains("chat__form") && event.detail.successful) {
+      form.reset();
+    }
+  });
 })();

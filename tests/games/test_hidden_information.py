@@ -1,16 +1,14 @@
 """Hidden information over whole games: nobody is shown another seat's hand (or the
 ghost's face-down pile), and R4 bids stay secret until all are in.
 
-Checked after every move: what the actions return, the broadcast events, the state
-read model's per-seat answers, and (when games/presenter.py provides
-``table_context(table, user)``) the context each user's page is built from.
+Checked after every move: what the actions return, the frames the broadcast sends
+(each to one user's group, holding nothing hidden from that user), the state read
+model's per-seat answers, and the context each user's page is built from.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import importlib
-import importlib.util
 import random
 import re
 from collections.abc import Callable, Iterator
@@ -20,7 +18,7 @@ from unittest import mock
 import pytest
 from django.db import models
 
-from games import broadcast, rules
+from games import broadcast, presenter, rules
 from games.models import Bid, HandCard, Play, Table
 from games.state import GameState, load_state
 
@@ -31,17 +29,6 @@ pytestmark = pytest.mark.django_db
 CARD_TOKEN = re.compile(
     r"\b(?:[GYPB]1[0-4]|[GYPB][1-9]|ESC[1-5]|PIR[1-5]|MER[12]|TIG|SK|KRA|WHA)\b"
 )
-
-
-def _presenter() -> Callable[[Table, Any], Any] | None:
-    if importlib.util.find_spec("games.presenter") is None:
-        return None
-    return getattr(importlib.import_module("games.presenter"), "table_context", None)
-
-
-def _not_seated() -> type[Exception]:
-    presenter = importlib.import_module("games.presenter")
-    return getattr(presenter, "NotSeated", Exception)
 
 
 def check_context(
@@ -56,7 +43,7 @@ def check_context(
         # a stranger gets nothing of the table (or at least nothing hidden)
         try:
             context = table_context(table, user)
-        except _not_seated():
+        except presenter.NotSeated:
             return
     else:
         context = table_context(table, user)
@@ -77,6 +64,8 @@ def walk(value: Any, depth: int = 0, seen: set[int] | None = None) -> Iterator[A
         children = list(value)
     elif isinstance(value, models.QuerySet):
         children = list(value)  # what a template iterating it would see
+    elif callable(value) and hasattr(value, "cache_info"):
+        children = [value()]  # a context's lazy region data, as the template resolves it
     elif dataclasses.is_dataclass(value) and not isinstance(value, type):
         children = [getattr(value, f.name) for f in dataclasses.fields(value)]
     elif isinstance(value, models.Model):
@@ -130,9 +119,9 @@ def assert_nothing_hidden(value: Any, secrets: Secrets, user: Any, where: str) -
             assert item.pk not in secret_bids, f"{where}: a secret bid (R4)"
         elif isinstance(item, rules.Card):
             assert item.code not in codes, f"{where}: another seat's card {item.code}"
-        elif secret_bids and hasattr(item, "bid") and getattr(item, "is_you", True) is False:
-            # a per-player view (e.g. presenter.PlayerView): no bid value before all are in
-            assert item.bid is None, f"{where}: another player's bid (R4)"
+        elif secret_bids and isinstance(item, presenter.PlayerView):
+            # the seat list is shared by every player: no bid value before all are in
+            assert item.bid is None, f"{where}: a bid in the shared seat list (R4)"
         elif isinstance(item, str):
             if token in item:
                 continue  # random text; the token itself is checked elsewhere
@@ -142,10 +131,27 @@ def assert_nothing_hidden(value: Any, secrets: Secrets, user: Any, where: str) -
 
 class RecordingLayer:
     def __init__(self) -> None:
-        self.events: list[dict[str, Any]] = []
+        self.events: list[tuple[str, dict[str, Any]]] = []
 
     async def group_send(self, group: str, message: dict[str, Any]) -> None:
-        self.events.append(message)
+        self.events.append((group, message))
+
+
+def check_frames(
+    events: list[tuple[str, dict[str, Any]]], table: Table, users: list[Any], where: str
+) -> None:
+    """One frame per seated user, sent to that user's group only, hiding the others' secrets."""
+    secrets = Secrets.of(table)
+    by_group = {broadcast.user_group(table.pk, user.pk): user for user in users}
+    assert sorted(group for group, _ in events) == sorted(by_group), f"{where}: frame targets"
+    for group, message in events:
+        assert message["type"] == "table.frame" and message["version"] == table.version
+        user = by_group[group]
+        html = message["html"]
+        assert_nothing_hidden(html, secrets, user, f"{where}: frame for {user.username}")
+        if secrets.bids:
+            # R4: before the last bid only "has bid" is shown; a bid's value never.
+            assert 'data-bid="' not in html, f"{where}: a bid in a frame before all are in"
 
 
 def _check_state_per_seat(table: Table) -> None:
@@ -177,7 +183,7 @@ def test_r4_and_hands_stay_hidden_over_a_whole_game(
 ) -> None:
     table, users = started_table(players, ghost=ghost, seed=seed)
     (stranger,) = make_users(1, "stranger")
-    table_context = _presenter()
+    table_context = presenter.table_context
     layer = RecordingLayer()
     rng = random.Random(seed)
     moves = 0
@@ -185,6 +191,7 @@ def test_r4_and_hands_stay_hidden_over_a_whole_game(
         while table.status == Table.Status.PLAYING and not (
             table.round_number == last_round and table.phase == Table.Phase.ROUND_DONE
         ):
+            layer.events.clear()
             with django_capture_on_commit_callbacks(execute=True):
                 moved = random_move(table, rng)
             assert moved is not None
@@ -195,24 +202,17 @@ def test_r4_and_hands_stay_hidden_over_a_whole_game(
             secrets = Secrets.of(table)
             for user in (*users, stranger):
                 assert_nothing_hidden(moved, secrets, user, f"move {moves}: action result")
-            # The push names the table and version only (each socket renders its own view).
-            assert layer.events[-1] == {
-                "type": "table.changed",
-                "table_id": table.pk,
-                "version": moved.version,
-            }
+            check_frames(layer.events, table, users, f"move {moves}")
             if table.phase == Table.Phase.PLAYING and moves % 3 == 0:
                 _check_state_per_seat(table)
-            if table_context is not None and (moves % 6 == 0 or table.phase == "bidding"):
+            if moves % 6 == 0 or table.phase == Table.Phase.BIDDING:
                 for user in users:
                     where = f"move {moves}: context"
                     check_context(table_context, table, user, True, where, secrets)
-    if table_context is not None:
-        check_context(table_context, table, stranger, False, "stranger")
+    check_context(table_context, table, stranger, False, "stranger")
     assert table.round_number == last_round and table.phase == Table.Phase.ROUND_DONE
     if last_round == rules.ROUNDS:
         assert table.status == Table.Status.FINISHED
-    assert len(layer.events) == moves
 
 
 def test_r8_ghost_pile_is_face_down_for_both_humans() -> None:
@@ -240,10 +240,8 @@ def test_r4_bids_in_the_state_are_revealed_only_when_all_are_in() -> None:
     assert not Play.objects.filter(round__table=table).exists()
 
 
-def test_presenter_context_hides_other_hands_if_present() -> None:
-    table_context = _presenter()
-    if table_context is None:
-        pytest.skip("games/presenter.py with table_context(table, user) does not exist yet")
+def test_presenter_context_hides_other_hands() -> None:
+    table_context = presenter.table_context
     table, users = started_table(2, ghost=True, seed=3)
     (stranger,) = make_users(1, "stranger")
     for user in users:

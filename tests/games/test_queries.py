@@ -8,8 +8,6 @@ runs inside a transaction).
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import random
 from typing import Any
 
@@ -17,7 +15,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from games import actions, rules
+from games import actions, presenter, rules
 from games.models import Table
 from games.state import load_state
 
@@ -27,20 +25,21 @@ pytestmark = pytest.mark.django_db
 
 PLAYERS = pytest.mark.parametrize("players", [3, 8])
 
-# savepoint, lock, seat, load_state (6: seats, scores, round, hand cards, bids, tricks),
+# savepoint, lock, load_state (5: seats with users, round, hand cards, bids, tricks),
 # insert bid, update table, release
-PLACE_BID = 12
+PLACE_BID = 10
 # + the insert of trick 1 (led by the round's opener)
-PLACE_LAST_BID = 13
-# savepoint, lock, seat, load_state (7: + plays of the current trick), update hand card,
+PLACE_LAST_BID = 11
+# savepoint, lock, load_state (6: + plays of the current trick), update hand card,
 # insert play, update table, release
-PLAY_CARD = 14
+PLAY_CARD = 12
 PLAY_CARD_CLOSING_TRICK = PLAY_CARD + 1  # + update trick
-PLAY_CARD_CLOSING_ROUND = PLAY_CARD + 2  # + update trick, insert the round's scores (one query)
-LOAD_STATE_BIDDING = 6
-LOAD_STATE_PLAYING = 7
-# savepoint, lock, seat, load_state (7), insert trick, update table, release
-NEXT_TRICK = 13
+# + update trick, read the scores so far, insert the round's scores (one query)
+PLAY_CARD_CLOSING_ROUND = PLAY_CARD + 3
+LOAD_STATE_BIDDING = 5
+LOAD_STATE_PLAYING = 6
+# savepoint, lock, seat, load_state (6), insert trick, update table, release
+NEXT_TRICK = 12
 # savepoint, lock, seat, seats, insert round, insert hand cards (one query), update table, release
 NEXT_ROUND = 8
 
@@ -141,10 +140,7 @@ def test_play_card_queries(players: int, django_assert_num_queries: Any) -> None
 
 
 def test_presenter_queries_do_not_grow_with_players() -> None:
-    """If games/presenter.py exists: one user's table context costs the same for 3 and 8."""
-    if importlib.util.find_spec("games.presenter") is None:
-        pytest.skip("games/presenter.py does not exist yet")
-    presenter = importlib.import_module("games.presenter")
+    """One user's table context costs the same for 3 and 8 players."""
     counts = {}
     for players in (3, 8):
         table, users = in_round_two(players)

@@ -11,7 +11,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from games import actions, presenter
+from games import actions, broadcast, presenter
 from games.models import ChatMessage, Seat, Table
 from games.state import load_state
 
@@ -266,8 +266,10 @@ def test_waiting_table_shows_invite_and_start_for_the_host_only():
     assert table.invite_token not in html
     assert "Start game" not in html
     assert 'hx-ext="ws"' in html and f'ws-connect="/ws/tables/{table.pk}/"' in html
-    for region_id in ("status", "seats", "trick", "hand", "controls", "scores", "chat-log"):
+    for region_id in ("status", "seats", "trick", "hand", "controls", "scores"):
         assert f'data-version="{table.version}"' in region(html, region_id)
+    # The chat log is versioned by its newest message (chat does not bump the table).
+    assert 'data-chat="0"' in region(html, "chat-log")
 
 
 def test_hand_rendered_only_for_the_viewer_r8_ghost_hand_never():
@@ -324,9 +326,11 @@ def test_r4_bids_hidden_until_all_in_only_who_has_bid():
     assert "✓ has bid" in entry
     assert "Bid 1" not in entry
     assert "Bid 1" not in region(html, "seats") and "Bid 1" not in region(html, "scores")
-    # The bidder sees their own bid; anne still has the bid buttons (0..1 in round 1).
+    # The bidder sees their own bid (in their own status line, never in the shared
+    # seat list); anne still has the bid buttons (0..1 in round 1).
     own = client_for(bert).get(table_url(table)).content.decode()
-    assert "Bid 1" in seat_entry(own, bert_seat)
+    assert "Bid 1" not in seat_entry(own, bert_seat)
+    assert "Your bid: 1" in region(own, "status") and "data-my-bid" not in region(html, "status")
     assert 'aria-label="Bid 0"' in region(html, "controls")
     assert 'aria-label="Bid 1"' in region(html, "controls")
     assert 'aria-label="Bid 0"' not in region(own, "controls")
@@ -345,7 +349,7 @@ def test_r4_presenter_never_puts_another_bid_in_the_context():
     table, (anne, bert, _) = started_table(3, ghost=False, seed=3)
     actions.place_bid(bert, table.pk, table.version, 1)
     context = presenter.table_context(fresh(table), anne)
-    bert_view = next(p for p in context["players"] if p.name == bert.username)
+    bert_view = next(p for p in context["players"]() if p.name == bert.username)
     assert bert_view.has_bid and bert_view.bid is None
     assert all(len(h.code) <= 4 for h in context["hand"])
     assert "state" not in context
@@ -415,21 +419,32 @@ def test_round_done_shows_summary_and_next_round_for_the_host():
 # ---------------------------------------------------------------------------
 
 
-def test_plain_post_redirects_303_htmx_post_returns_the_fragment():
+@pytest.mark.django_db(transaction=True)  # the frames are rendered once the move commits
+def test_plain_post_redirects_303_htmx_post_returns_the_actors_frame(monkeypatch):
     table, (anne, bert) = started_table(2, ghost=True, seed=2)
     response = client_for(anne).post(
         table_url(table, "place_bid"), {"version": table.version, "value": "1"}
     )
     assert response.status_code == 303 and response["Location"] == table_url(table)
     table = fresh(table)
+    pushed: dict[int, str] = {}
+    publish = broadcast.publish
+    monkeypatch.setattr(
+        broadcast, "publish", lambda *args: pushed.update(publish(*args)) or dict(pushed)
+    )
     response = client_for(bert).post(
         table_url(table, "place_bid"), {"version": table.version, "value": "0"}, **HTMX
     )
     assert response.status_code == 200
+    # Only out-of-band regions, the ones the bid changed, and nothing else replaced.
+    assert response["HX-Reswap"] == "none"
     html = response.content.decode()
-    assert html.lstrip().startswith('<div id="table-content"')
-    assert "<html" not in html
+    assert "<html" not in html and 'id="table-content"' not in html
+    ids = re.findall(r'^<(?:section|div|ol) id="([a-z-]+)"[^>]*hx-swap-oob="true"', html, re.M)
+    assert ids == ["error", "seats", "trick", "status", "hand", "controls"]
     assert f'data-version="{fresh(table).version}"' in html
+    # The very frame bert's socket got, not a second render.
+    assert html.endswith(pushed[bert.pk])
 
 
 def test_stale_version_is_409_with_a_fresh_page_or_fragment():

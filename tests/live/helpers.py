@@ -6,26 +6,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from games import presence
 from games.models import HandCard, Seat, Table
 from games.testing.factories import make_user, seated_table, session_cookie, started_table
-
-__all__ = [
-    "CARD_ATTR",
-    "ORIGIN",
-    "REGION_IDS",
-    "VERSION_ATTR",
-    "Game",
-    "card_codes",
-    "connections",
-    "hand_of",
-    "headers",
-    "make_game",
-    "make_user",
-    "mentions",
-    "seat_block",
-    "session_cookie",
-    "versions",
-]
 
 ORIGIN = b"http://testserver"
 REGION_IDS = ("status", "seats", "trick", "hand", "controls", "scores", "chat-log")
@@ -67,7 +50,8 @@ def hand_of(table: Table, user: Any) -> set[str]:
 
 
 def connections(table: Table, user: Any) -> int:
-    return Seat.objects.get(table=table, user=user).connections
+    """The user's sockets at this table that count as open (games.presence)."""
+    return presence.open_sockets(Seat.objects.get(table=table, user=user).pk)
 
 
 def card_codes(html: str) -> set[str]:
@@ -84,8 +68,26 @@ def mentions(html: str, code: str) -> bool:
 
 
 def seat_block(html: str, user: Any, table: Table) -> str:
-    """The <li data-seat="seat-<id>"> of this user's seat in a seats fragment."""
+    """The <li data-seat="seat-<id>"> of this user's seat in the seats region of a frame."""
     seat = Seat.objects.get(table=table, user=user)
-    match = re.search(rf'<li[^>]*data-seat="seat-{seat.pk}".*?</li>', html, re.S)
+    seats = re.search(r'<section id="seats".*?</section>', html, re.S)
+    assert seats, "no seats region in the frame"
+    match = re.search(rf'<li[^>]*data-seat="seat-{seat.pk}".*?</li>', seats.group(0), re.S)
     assert match, f"seat of {user} not in fragment"
     return match.group(0)
+
+
+def has_seats(html: str) -> bool:
+    return '<section id="seats"' in html
+
+
+def shown_offline(frames: list[str], user: Any, table: Table) -> bool:
+    """Whether, after these frames, the page marks the user's seat offline.
+
+    A seat's mark comes with the seat list, or alone as a presence update
+    (``<span id="presence-seat-<id>">``); the last one received is what shows.
+    """
+    seat = Seat.objects.get(table=table, user=user)
+    marks = re.findall(rf'<span id="presence-seat-{seat.pk}"[^>]*>(.*?)</span>\n?', "".join(frames))
+    assert marks, f"no presence mark for {user}"
+    return "offline" in marks[-1]

@@ -17,7 +17,7 @@ from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 
 from config.asgi import application
-from games import actions
+from games import actions, presence
 from games.models import Play, Table
 
 from .helpers import (
@@ -26,12 +26,14 @@ from .helpers import (
     card_codes,
     connections,
     hand_of,
+    has_seats,
     headers,
     make_game,
     make_user,
     mentions,
     seat_block,
     session_cookie,
+    shown_offline,
     versions,
 )
 
@@ -133,13 +135,24 @@ async def test_snapshot_on_connect_holds_own_hand_and_no_other() -> None:
     await comm.disconnect()
 
 
-async def test_snapshot_request_returns_every_region() -> None:
+async def test_snapshot_request_returns_every_region_once_per_version() -> None:
     game = await db(make_game)()
     comm = await open_socket(game.table.pk, game.cookies[0])
     await drain(comm)
-    await comm.send_to(text_data=json.dumps({"type": "snapshot"}))
-    assert region_ids(await comm.receive_from(timeout=3)) == list(REGION_IDS)
+    # The connect snapshot holds this version already: asking again is ignored, silently.
+    for _ in range(50):
+        await comm.send_to(text_data=json.dumps({"type": "snapshot"}))
+    assert await comm.receive_nothing(timeout=QUIET)
+    # A newer version was pushed: one request is answered, the repeats are not.
+    await db(actions.place_bid)(game.users[1], game.table.pk, game.table.version, 0)
+    await drain(comm)
+    for _ in range(50):
+        await comm.send_to(text_data=json.dumps({"type": "snapshot"}))
+    snapshots = await drain(comm)
+    assert [region_ids(frame) for frame in snapshots] == [list(REGION_IDS)]
     # What htmx's ws-send sends: the form's values and a HEADERS object.
+    await db(actions.place_bid)(game.users[2], game.table.pk, game.table.version, 0)
+    await drain(comm)
     await comm.send_to(text_data=json.dumps({"snapshot": "1", "HEADERS": {"HX-Request": "true"}}))
     assert region_ids(await comm.receive_from(timeout=3)) == list(REGION_IDS)
     # Anything else is ignored.
@@ -149,13 +162,15 @@ async def test_snapshot_request_returns_every_region() -> None:
     await comm.disconnect()
 
 
-async def test_socket_forms_carry_the_browsers_csrf_token() -> None:
+async def test_pushed_forms_are_htmx_posts_without_a_token_of_their_own() -> None:
+    """Pushed forms post with htmx, whose X-CSRFToken header the page's <body> sets;
+    a frame holds no CSRF token (its public part is the same for every player)."""
     game = await db(make_game)(start=False)
-    secret = "a" * 32
-    comm = await open_socket(game.table.pk, f"{game.cookies[0]}; csrftoken={secret}")
+    comm = await open_socket(game.table.pk, f"{game.cookies[0]}; csrftoken={'a' * 32}")
     snapshot = (await drain(comm))[0]
-    tokens = re.findall(r'name="csrfmiddlewaretoken" value="([^"]*)"', snapshot)
-    assert tokens and all(len(token) == 64 for token in tokens)
+    assert "csrfmiddlewaretoken" not in snapshot
+    forms = re.findall(r"<form [^>]*>", snapshot)
+    assert forms and all("hx-post=" in form for form in forms)
     await comm.disconnect()
 
 
@@ -198,19 +213,19 @@ async def test_a_play_reaches_every_player_with_the_new_version_and_no_secret() 
         for frame in await drain(sock):
             if i != 0:
                 block = (
-                    await db(seat_block)(frame, game.users[0], table) if "seat-" in frame else ""
+                    await db(seat_block)(frame, game.users[0], table) if has_seats(frame) else ""
                 )
                 assert not re.search(r"Bid \d", block)
     await db(actions.place_bid)(game.users[1], table.pk, table.version + 1, 0)
     for i, sock in enumerate(socks):
         for frame in await drain(sock):
             for j in (0, 1):
-                if i != j and "data-seat" in frame:
+                if i != j and has_seats(frame):
                     block = await db(seat_block)(frame, game.users[j], table)
                     assert not re.search(r"Bid \d", block), (i, j)
     await db(actions.place_bid)(game.users[2], table.pk, table.version + 2, 1)
     for sock in socks:
-        frames = await drain(sock)
+        frames = [frame for frame in await drain(sock) if has_seats(frame)]
         revealed = await db(seat_block)(frames[-1], game.users[0], table)
         assert "Bid 1" in revealed
 
@@ -219,7 +234,7 @@ async def test_a_play_reaches_every_player_with_the_new_version_and_no_secret() 
         frames = await drain(sock, first_timeout=1)
         assert any(version in versions(frame) for frame in frames)
         for frame in frames:
-            assert max(versions(frame)) == version
+            assert max(versions(frame), default=version) == version
             assert card_codes(frame) <= (hands[user.pk] | {card})
             for other in game.users:
                 if other.pk != user.pk:
@@ -237,10 +252,14 @@ async def test_chat_is_pushed_without_a_version_bump() -> None:
         await drain(sock)
     await db(actions.post_chat)(game.users[1], game.table.pk, "ahoy <b>mates</b>")
     for sock in socks:
-        frames = await drain(sock, first_timeout=1)
-        assert any("ahoy &lt;b&gt;mates&lt;/b&gt;" in frame for frame in frames)
-        assert all(versions(frame) == {game.table.version} for frame in frames)
+        frames = [f for f in await drain(sock, first_timeout=1) if 'id="presence-' not in f]
+        # The chat log alone, escaped; nothing else re-rendered, no version.
+        assert [region_ids(frame) for frame in frames] == [["chat-log"]]
+        assert "ahoy &lt;b&gt;mates&lt;/b&gt;" in frames[0]
+        assert versions(frames[0]) == set()
         await sock.disconnect()
+    table = await db(Table.objects.get)(pk=game.table.pk)
+    assert table.version == game.table.version
 
 
 async def test_cancelled_game_still_shows_its_final_state() -> None:
@@ -264,15 +283,15 @@ async def test_presence_follows_connect_and_disconnect() -> None:
     game = await db(make_game)(("anne", "bert"), start=False)
     table, (anne, bert) = game.table, game.users
     anne_sock = await open_socket(table.pk, game.cookies[0])
-    frames = await drain(anne_sock)
-    assert "offline" in await db(seat_block)(frames[-1], bert, table)
-    assert "offline" not in await db(seat_block)(frames[-1], anne, table)
+    seen = await drain(anne_sock)
+    assert await db(shown_offline)(seen, bert, table)
+    assert not await db(shown_offline)(seen, anne, table)
     assert await db(connections)(table, anne) == 1
 
     bert_sock = await open_socket(table.pk, game.cookies[1])
     await drain(bert_sock)
-    frames = await drain(anne_sock, first_timeout=1)
-    assert "offline" not in await db(seat_block)(frames[-1], bert, table)
+    seen += await drain(anne_sock, first_timeout=1)
+    assert not await db(shown_offline)(seen, bert, table)
     assert await db(connections)(table, bert) == 1
 
     # A second tab: two connections; closing one keeps bert online.
@@ -280,12 +299,12 @@ async def test_presence_follows_connect_and_disconnect() -> None:
     await drain(bert_tab)
     assert await db(connections)(table, bert) == 2
     await bert_tab.disconnect()
-    frames = await drain(anne_sock, first_timeout=1)
-    assert "offline" not in await db(seat_block)(frames[-1], bert, table)
+    assert await anne_sock.receive_nothing(timeout=QUIET)  # nothing changed for anne
+    assert not await db(shown_offline)(seen, bert, table)
 
     await bert_sock.disconnect()
-    frames = await drain(anne_sock, first_timeout=1)
-    assert "offline" in await db(seat_block)(frames[-1], bert, table)
+    seen += await drain(anne_sock, first_timeout=1)
+    assert await db(shown_offline)(seen, bert, table)
     assert await db(connections)(table, bert) == 0
     await anne_sock.disconnect()
     assert await db(connections)(table, anne) == 0
@@ -298,3 +317,33 @@ async def test_player_who_leaves_a_waiting_table_is_disconnected() -> None:
     await db(actions.leave_table)(game.users[1], game.table.pk)
     assert await close_code(bert_sock) == 4403
     await bert_sock.disconnect()
+
+
+async def test_huge_table_ids_close_with_4404_like_any_unknown_table() -> None:
+    """Issue 15: an id of 2**63 or more overflowed the database driver (1011, retried)."""
+    game = await db(make_game)()
+    for table_id in (2**63 - 1, 2**63, 10**30):
+        comm = await open_socket(table_id, game.cookies[0])
+        assert await close_code(comm) == 4404
+        await comm.disconnect()
+
+
+async def test_presence_of_a_killed_process_expires_and_heals_by_itself(settings: Any) -> None:
+    """A socket whose process died never says goodbye: its entry stops being refreshed,
+    expires after three heartbeats, and the other players' heartbeat shows it offline."""
+    settings.PRESENCE_HEARTBEAT_SECONDS = 0.2
+    game = await db(make_game)(("anne", "bert"), start=False)
+    table, (anne, bert) = game.table, game.users
+    bert_seat = await db(lambda: table.seats.get(user=bert).pk)()
+    # bert's socket lived on a process that was SIGKILLed: an entry nobody refreshes.
+    await db(presence.touch)(bert_seat, "specific.killed-process!bert")
+    anne_sock = await open_socket(table.pk, game.cookies[0])
+    seen = await drain(anne_sock, first_timeout=1)
+    assert not await db(shown_offline)(seen, bert, table)  # looks connected at first
+    seen += [await anne_sock.receive_from(timeout=3)]  # a heartbeat after the expiry
+    assert await db(shown_offline)(seen, bert, table)
+    assert await db(connections)(table, bert) == 0
+    # anne's own socket keeps itself alive all along.
+    assert await db(connections)(table, anne) == 1
+    await anne_sock.disconnect()
+    assert await db(connections)(table, anne) == 0

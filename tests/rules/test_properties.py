@@ -1,6 +1,7 @@
 """Property-based tests (hypothesis) over random tricks, hands, deals and scores.
 
-The trick resolution is compared with a reference written independently, directly from the
+The trick resolution, and its explanation (reason kind and rule, bonus captures, lead state,
+unplayable cards), are compared with a reference written independently, directly from the
 text of R5-R7 and R9, in a deliberately different (slow, list-based) style.
 """
 
@@ -130,6 +131,177 @@ def ref_resolve(trick: list[Play]) -> tuple[int | None, int, int, str | None]:
     return w, w, ref_bonus(trick, w, True), None
 
 
+def ref_reason(trick: list[Play]) -> tuple[str, str, tuple[str, str] | None]:
+    """(rule, reason kind, (rule, kind) of why the would-be winner would win, Kraken only)."""
+    creatures = [p for p in trick if role(p) == "creature"]
+    if creatures:
+        if creatures[-1].card.kind is Kind.KRAKEN:
+            remaining = [p for p in trick if role(p) != "creature"]
+            if not remaining:
+                return "R7 Kraken", "kraken_nothing_left", None
+            rule, kind, _ = ref_reason(remaining)
+            return "R7 Kraken", "kraken_destroys", (rule, kind)
+        if any(role(p) == "number" for p in trick):
+            return "R7 White Whale", "whale_highest_number", None
+        return "R7 White Whale", "whale_no_number", None
+    roles = [role(p) for p in trick]
+    if "sk" in roles and "mermaid" in roles:
+        if "pirate" in roles:
+            return "R6.1", "mermaid_captures_skull_king_despite_pirates", None
+        return "R6.1", "mermaid_captures_skull_king", None
+    if "sk" in roles:
+        if "pirate" in roles:
+            return "R6.2", "skull_king_captures_pirates", None
+        return "R6.2", "skull_king_wins", None
+    if "pirate" in roles:
+        return "R6.3", "pirate_captures_mermaids" if "mermaid" in roles else "pirate_wins", None
+    if "mermaid" in roles:
+        return "R6.4", "mermaid_wins", None
+    blacks = [p for p in trick if p.card.suit == "B"]
+    if blacks:
+        single = len(blacks) == 1 and ref_lead_suit(trick) != "B"
+        return "R6.5", "trump" if single else "highest_trump", None
+    if ref_lead_suit(trick) is not None:
+        return "R6.6", "highest_of_lead", None
+    return "R6.7", "first_escape", None
+
+
+def ref_captures(trick: list[Play]) -> list[tuple[str, str, int]]:
+    """R9 read directly: (bonus kind, captured play, points) for the winner, in play order."""
+    w = ref_resolve(trick)[0]
+    if w is None:
+        return []
+    whale = any(role(p) == "creature" for p in trick)  # a won creature trick is a Whale's
+    roles = [role(p) for p in trick]
+    out = []
+    for p in trick:
+        r = role(p)
+        if p.card.rank == 14:
+            out.append(
+                (
+                    "black_14" if p.card.suit == "B" else "colour_14",
+                    str(p),
+                    20 if p.card.suit == "B" else 10,
+                )
+            )
+        elif whale:
+            continue
+        elif roles[w] == "pirate" and r == "mermaid":
+            out.append(("mermaid_by_pirate", str(p), 20))
+        elif roles[w] == "sk" and r == "pirate":
+            out.append(("pirate_by_skull_king", str(p), 30))
+        elif roles[w] == "mermaid" and r == "sk":
+            out.append(("skull_king_by_mermaid", str(p), 40))
+    return out
+
+
+def ref_notes(trick: list[Play]) -> dict[str, list[str]]:
+    """The details R5-R7 add to the reason: note kind -> the plays it names (the main first)."""
+    out: dict[str, list[str]] = {}
+    rule = ref_reason(trick)[0]
+    creatures = [p for p in trick if role(p) == "creature"]
+    if len(creatures) == 2:
+        out["only_last_creature_counts"] = [str(creatures[1]), str(creatures[0])]
+    if rule == "R7 Kraken":
+        return out
+    if rule == "R7 White Whale":
+        whale = next(p for p in trick if p.card.kind is Kind.WHALE)
+        w = ref_resolve(trick)[0]
+        top = None if w is None else trick[w]
+        if top is not None:
+            ties = [str(p) for p in trick if role(p) == "number" and p.card.rank == top.card.rank]
+            if len(ties) > 1:
+                out["equal_rank_first_wins"] = ties
+        characters = ("pirate", "mermaid", "sk")
+        lost = [str(p) for p in trick
+                if role(p) in characters or (p.card.suit == "B" and p is not top)]  # fmt: skip
+        if lost:
+            out["whale_cancels_specials"] = [str(whale), *lost]
+        return out
+    pirates = [str(p) for p in trick if role(p) == "pirate"]
+    mermaids = [str(p) for p in trick if role(p) == "mermaid"]
+    if rule == "R6.3" and len(pirates) > 1:
+        out["first_of_pirates"] = pirates
+    if rule in ("R6.1", "R6.4") and len(mermaids) > 1:
+        out["first_of_mermaids"] = mermaids
+    if rule in ("R6.5", "R6.6") and role(trick[0]) == "escape":
+        first = next(i for i, p in enumerate(trick) if role(p) == "number")
+        out["lead_after_escapes"] = [str(trick[first]), *(str(p) for p in trick[:first])]
+    if rule == "R6.6":
+        best = trick[ref_r6(trick)]
+        higher = [str(p) for p in trick if role(p) == "number" and p.card.suit != best.card.suit
+                  and (p.card.rank or 0) > (best.card.rank or 0)]  # fmt: skip
+        if higher:
+            out["off_suit_cannot_win"] = [str(best), *higher]
+    for p in trick:
+        if p.card.kind is Kind.TIGRESS:
+            out[f"tigress_as_{p.as_}"] = [str(p)]
+    return out
+
+
+def note_map(reason: rules.TrickReason) -> dict[str, list[str]]:
+    return {n.kind.value: [str(p.play) for p in n.cards] for n in reason.notes}
+
+
+def named_cards(reason: rules.TrickReason) -> list[rules.PlayedCard]:
+    out = [*reason.cards, *(p for n in reason.notes for p in n.cards)]
+    if reason.would_have is not None:
+        out += named_cards(reason.would_have)
+    return out
+
+
+def check_explanation(trick: list[Play], ex: rules.TrickExplanation) -> None:
+    """The explanation agrees with resolve_trick and the references, and names played cards."""
+    r = rules.resolve_trick(trick)
+    reason = ex.reason
+    assert ex.result == r
+    assert reason.winner == r.winner and reason.next_leader == r.next_leader
+    would = (
+        None
+        if reason.would_have is None
+        else (reason.would_have.rule, reason.would_have.kind.value)
+    )
+    assert (reason.rule, reason.kind.value, would) == ref_reason(trick), trick
+    if r.winner is not None:
+        assert reason.card.position == r.winner
+    else:
+        assert reason.card.play.card.kind in (Kind.KRAKEN, Kind.WHALE)
+    assert note_map(reason) == ref_notes(trick), trick
+    if reason.would_have is not None:
+        assert reason.would_have.winner == reason.would_have.next_leader == r.next_leader
+        remaining = [p for p in trick if role(p) != "creature"]
+        assert note_map(reason.would_have) == ref_notes(remaining), trick
+    for p in [*named_cards(reason), *(b.card for b in ex.bonuses), *(b.by for b in ex.bonuses)]:
+        assert trick[p.position] == p.play
+    assert [(b.kind.value, str(b.card.play), b.points) for b in ex.bonuses] == ref_captures(trick)
+    assert sum(b.points for b in ex.bonuses) == r.bonus
+    assert all(b.by.position == r.winner for b in ex.bonuses)
+    # every sentence can be written
+    for sentence in rules.describe_trick(reason):
+        assert sentence and "%(" not in sentence
+
+
+def ref_lead_kind(trick: list[Play]) -> str:
+    non_escapes = [p for p in trick if role(p) != "escape"]
+    if not trick:
+        return "no_card_yet"
+    if not non_escapes:
+        return "escapes_only"
+    return {"number": "suit", "creature": "creature_led"}.get(role(non_escapes[0]), "character_led")
+
+
+def check_unplayable(hand: list[Card], trick: list[Play]) -> None:
+    out = rules.unplayable_cards(hand, trick)
+    legal = rules.legal_cards(hand, trick)
+    # every unplayable card has a reason, and no playable card has one
+    assert set(out) == set(hand) - legal
+    lead = ref_lead_suit(trick)
+    for c, why in out.items():
+        assert lead is not None and why.card is c and why.suit == lead
+        assert c.suit is not None and c.suit != lead
+        assert rules.describe_unplayable(why) == f"You must follow {rules.SUIT_NAMES[lead]}"
+
+
 # --- properties ------------------------------------------------------------------------
 
 
@@ -138,6 +310,45 @@ def ref_resolve(trick: list[Play]) -> tuple[int | None, int, int, str | None]:
 def test_r6_r7_r9_resolve_trick_matches_the_reference(trick: list[Play]) -> None:
     r = rules.resolve_trick(trick)
     assert (r.winner, r.next_leader, r.bonus, r.destroyed_by) == ref_resolve(trick)
+
+
+@settings(max_examples=examples(1000))
+@given(plays())
+def test_r6_r7_r9_explain_trick_agrees_with_resolve_trick_and_the_reference(
+    trick: list[Play],
+) -> None:
+    check_explanation(trick, rules.explain_trick(trick))
+
+
+@settings(max_examples=examples(500))
+@given(plays())
+def test_r6_r7_winning_so_far_explains_every_prefix_as_resolve_trick_decides_it(
+    trick: list[Play],
+) -> None:
+    assert rules.winning_so_far([]) is None
+    for k in range(1, len(trick) + 1):
+        ex = rules.winning_so_far(trick[:k])
+        assert ex is not None and ex.reason.in_progress
+        check_explanation(trick[:k], ex)
+
+
+@settings(max_examples=examples(500))
+@given(plays(min_size=0, max_size=8))
+def test_r5_lead_state_matches_lead_suit_and_the_reference(trick: list[Play]) -> None:
+    state = rules.lead_state(trick)
+    assert state.suit == rules.lead_suit(trick) == ref_lead_suit(trick)
+    assert state.kind.value == ref_lead_kind(trick)
+    if state.card is not None:
+        assert trick[state.card.position] == state.card.play
+        assert all(role(p) == "escape" for p in trick[: state.card.position])
+
+
+@settings(max_examples=examples(600))
+@given(hand_and_trick())
+def test_r5_every_unplayable_card_has_a_reason_and_no_playable_card_has_one(
+    case: tuple[list[Card], list[Play]],
+) -> None:
+    check_unplayable(*case)
 
 
 @settings(max_examples=examples(500))
@@ -250,13 +461,20 @@ def random_trick(rng: random.Random, pool: list[Card]) -> list[Play]:
 
 
 def test_r5_r6_r7_r9_twenty_thousand_seeded_random_tricks_match_the_reference() -> None:
+    # results, reasons, bonus captures, lead states, legal and unplayable cards
     rng = random.Random(20240601)
     pools = [list(rules.DECK), RICH, SPECIALS]
     for i in range(20_000):
         trick = random_trick(rng, pools[i % 3])
         r = rules.resolve_trick(trick)
         assert (r.winner, r.next_leader, r.bonus, r.destroyed_by) == ref_resolve(trick), trick
+        check_explanation(trick, rules.explain_trick(trick))
         k = rng.randrange(len(trick))
+        assert rules.lead_state(trick[:k]).kind.value == ref_lead_kind(trick[:k])
+        if k:
+            so_far = rules.winning_so_far(trick[:k])
+            assert so_far is not None
+            check_explanation(trick[:k], so_far)
         lead = ref_lead_suit(trick[:k])
         assert rules.lead_suit(trick[:k]) == lead
         used = {p.card for p in trick}
@@ -264,3 +482,4 @@ def test_r5_r6_r7_r9_twenty_thousand_seeded_random_tricks_match_the_reference() 
         forced = lead is not None and any(c.suit == lead for c in hand)
         expected = {c for c in hand if not forced or c.suit is None or c.suit == lead}
         assert rules.legal_cards(hand, trick[:k]) == expected
+        check_unplayable(hand, trick[:k])

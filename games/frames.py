@@ -1,0 +1,127 @@
+"""The HTML a table sends: its regions rendered into one frame per seated user.
+
+A frame is a string of top-level elements, each a region of games/table.html
+with its id, ``hx-swap-oob="true"`` and the table version (``data-version``),
+so htmx swaps each in place and static/js/live.js can drop a region older than
+the one on screen. Two kinds of region (see games.presenter):
+
+- PUBLIC regions are rendered once per version and language and shared by every
+  seat: they hold nothing private.
+- SEAT regions are rendered for each seat from that seat's own context.
+
+Frames are rendered where the state already is: right after a move commits, in
+the process that made it, from the state the action wrote (games.broadcast).
+The actor's own HTTP answer is the frame its socket gets, not a second render.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from django.conf import settings
+from django.template.loader import get_template
+from django.utils import translation
+
+from . import presenter
+from .models import Seat
+from .state import GameState
+
+#: element id -> partial of games/table.html
+PARTIALS: dict[str, str] = {
+    "status": "status",
+    "seats": "seats",
+    "trick": "trick",
+    "hand": "hand",
+    "controls": "controls",
+    "scores": "scores",
+    "chat-log": "chat_log",
+}
+PUBLIC_REGIONS: tuple[str, ...] = ("seats", "trick", "scores", "chat-log")
+SEAT_REGIONS: tuple[str, ...] = ("status", "hand", "controls")
+ALL_REGIONS: tuple[str, ...] = tuple(PARTIALS)
+
+#: What a move changes for everyone: the seat list (turn, bids, cards left) and
+#: the trick. The scores change only when a round ends (see public_regions_after).
+MOVE_REGIONS: tuple[str, ...] = ("seats", "trick")
+CHAT_REGIONS: tuple[str, ...] = ("chat-log",)
+
+
+def public_regions_after_move(state: GameState) -> tuple[str, ...]:
+    """The public regions a bid, a play or "next trick" changes."""
+    table = state.table
+    if table.is_over or table.phase == table.Phase.ROUND_DONE:
+        return (*MOVE_REGIONS, "scores")
+    return MOVE_REGIONS
+
+
+def language_of(user: Any) -> str:
+    """The language a user reads the table in."""
+    return getattr(user, "language", "") or settings.LANGUAGE_CODE
+
+
+def render_region(region: str, context: dict[str, Any]) -> str:
+    return get_template(f"{presenter.TABLE_TEMPLATE}#{PARTIALS[region]}").render(context)
+
+
+def _render(regions: Iterable[str], context: dict[str, Any]) -> str:
+    return "".join(render_region(region, context) for region in regions)
+
+
+def render_frames(
+    state: GameState, public: Iterable[str], *, seat_regions: bool = True
+) -> dict[int, str]:
+    """user id -> the frame for that seat: ``public`` regions, then its own regions."""
+    public = [r for r in PUBLIC_REGIONS if r in set(public)]
+    shared_context: dict[str, Any] | None = None
+    shared: dict[str, str] = {}  # language -> the public regions, rendered once
+    frames: dict[int, str] = {}
+    for seat in state.seats:
+        language = language_of(seat.user)
+        with translation.override(language):
+            if language not in shared:
+                if shared_context is None:
+                    shared_context = {**presenter.public_context(state), "oob": True}
+                shared[language] = _render(public, shared_context)
+            own = _render_seat(state, seat) if seat_regions else ""
+        frames[seat.user_id] = shared[language] + own
+    return frames
+
+
+def _render_seat(state: GameState, seat: Seat, *, origin: str = "") -> str:
+    context = {**presenter.seat_context(state, seat, origin=origin), "oob": True}
+    return _render(SEAT_REGIONS, context)
+
+
+def render_snapshot(state: GameState, seat: Seat) -> str:
+    """Every region for one seat: what a socket gets on connect."""
+    with translation.override(language_of(seat.user)):
+        context = {
+            **presenter.public_context(state),
+            **presenter.seat_context(state, seat),
+            "oob": True,
+        }
+        return _render(ALL_REGIONS, context)
+
+
+def render_chat(state: GameState, seat: Seat) -> str:
+    """The chat log alone, for one seat (the answer to a chat message)."""
+    with translation.override(language_of(seat.user)):
+        return _render(CHAT_REGIONS, {**presenter.public_context(state), "oob": True})
+
+
+def render_error(message: str) -> str:
+    """The error line as an oob swap (empty: clears an earlier error)."""
+    return get_template(f"{presenter.TABLE_TEMPLATE}#error").render({"error": message, "oob": True})
+
+
+def render_presence(online: set[int], seat_ids: Iterable[int], language: str) -> str:
+    """Each seat's online mark as an oob swap (a socket's presence update)."""
+    template = get_template(f"{presenter.TABLE_TEMPLATE}#presence")
+    with translation.override(language):
+        return "".join(
+            template.render(
+                {"p": {"key": presenter.seat_key(i), "online": i in online}, "oob": True}
+            )
+            for i in seat_ids
+        )

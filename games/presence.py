@@ -1,0 +1,76 @@
+"""Who has the table open: one cache entry per open socket, kept alive by a heartbeat.
+
+Each socket records itself under its seat (``touch``) when it connects and again
+every heartbeat; a clean disconnect removes it (``leave``). An entry that
+is not refreshed expires after three heartbeats, so the sockets of a server
+process that was killed stop counting by themselves: presence heals without
+anyone having to clean up. A seat is online while it has one unexpired entry.
+
+The entries live in Django's cache (Redis with several processes, so every
+process sees every socket; local memory with one).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+
+from django.conf import settings
+from django.core.cache import cache
+
+DEFAULT_HEARTBEAT_SECONDS = 20.0
+
+
+def heartbeat_seconds() -> float:
+    """How often a socket refreshes its entry (settings.PRESENCE_HEARTBEAT_SECONDS)."""
+    return float(getattr(settings, "PRESENCE_HEARTBEAT_SECONDS", DEFAULT_HEARTBEAT_SECONDS))
+
+
+def _expiry() -> float:
+    # Three missed heartbeats: a busy process that is late once is not shown offline.
+    return 3 * heartbeat_seconds()
+
+
+def _key(seat_id: int) -> str:
+    return f"presence:seat:{seat_id}"
+
+
+def _live(entries: dict[str, float] | None, now: float) -> dict[str, float]:
+    return {name: until for name, until in (entries or {}).items() if until > now}
+
+
+def touch(seat_id: int, socket_name: str) -> None:
+    """Record (or refresh) one open socket of a seat."""
+    now = time.time()
+    # Read, prune, write: two sockets of one seat touching at the same instant
+    # may lose one entry, which that socket's next heartbeat puts back.
+    entries = _live(cache.get(_key(seat_id)), now)
+    entries[socket_name] = now + _expiry()
+    cache.set(_key(seat_id), entries, timeout=int(_expiry()) + 1)
+
+
+def leave(seat_id: int, socket_name: str) -> None:
+    """Forget one socket of a seat (a clean disconnect)."""
+    now = time.time()
+    entries = _live(cache.get(_key(seat_id)), now)
+    if entries.pop(socket_name, None) is None:
+        return
+    if entries:
+        cache.set(_key(seat_id), entries, timeout=int(_expiry()) + 1)
+    else:
+        cache.delete(_key(seat_id))
+
+
+def online_seats(seat_ids: Iterable[int]) -> set[int]:
+    """The seats among ``seat_ids`` with at least one open socket (one cache round trip)."""
+    ids = list(seat_ids)
+    if not ids:
+        return set()
+    now = time.time()
+    found = cache.get_many([_key(i) for i in ids])
+    return {i for i in ids if _live(found.get(_key(i)), now)}
+
+
+def open_sockets(seat_id: int) -> int:
+    """How many sockets of this seat count as open now."""
+    return len(_live(cache.get(_key(seat_id)), time.time()))

@@ -1,0 +1,487 @@
+"""The live path, measured beside the bare stack floor in the same run.
+
+    .venv/bin/python scripts/bench_live.py --tables 1 10 50
+    .venv/bin/python scripts/bench_live.py --tables 50 --processes 2
+    .venv/bin/python scripts/bench_live.py --tables 10 --mode closed      # saturation
+
+It needs PostgreSQL and Redis (BENCH_DATABASE_URL, default a database
+``skullking_bench`` on 127.0.0.1, created and migrated if missing; BENCH_REDIS_URL,
+default Redis database 9, flushed at the start: keep it for the benchmark).
+
+For each T it starts the table's server (``scripts/bench/server.py``: config.serve,
+or uvicorn with ``--server uvicorn``; ``--processes N`` of them behind no proxy,
+tables spread over them), seats T tables of 4 players, opens every player's
+websocket exactly as the page does (session cookie, Origin), and plays real
+games through the endpoints htmx posts to: a bid read from the player's bid
+buttons, a card read from the playable cards of the hand, the host's "Next
+trick" / "Next round". The move is chosen by the shared random-move chooser.
+Pacing as the floor's: 4 moves back to back, then 1.5 s (``--mode trick``), or
+no pause at all (``--mode closed``).
+
+Latency of a move: from just before its POST until the last of the table's 4
+sockets has a frame with the new version. It prints, per T, one JSON line per
+stack and a table: p50/p95/p99/max per move kind, moves per second, the
+server's CPU ms per move, SQL statements per move (all of them, sessions
+included), push frame and POST answer sizes, errors and timeouts, and the
+ratios to the floor (``../shared/bench/floor/run.sh``, run in the same
+invocation with the same T and mode).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/skullking_bench"
+DEFAULT_REDIS = "redis://127.0.0.1:6379/9"
+FLOOR = ROOT.parent / "shared" / "bench" / "floor"
+PLAYERS = 4
+TIMEOUT = 10.0  # seconds for a move to reach every socket
+
+VERSION = re.compile(r'data-version="(\d+)"')
+REGION = re.compile(r'<section id="(hand|controls)".*?</section>', re.S)
+CSRF_HEADER = re.compile(r'"X-CSRFToken": "([^"]+)"')
+
+
+# -- set-up (Django, in this process) ------------------------------------------------
+
+
+def django_setup(database_url: str, redis_url: str) -> None:
+    os.environ["DATABASE_URL"] = database_url
+    os.environ["REDIS_URL"] = redis_url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()
+
+
+def prepare_database(database_url: str) -> None:
+    import psycopg
+
+    base, _, name = database_url.rpartition("/")
+    with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
+        if not exists:
+            conn.execute(f'CREATE DATABASE "{name}"')
+    env = {**os.environ, "DATABASE_URL": database_url}
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True
+    )
+
+
+@dataclass
+class Seated:
+    table_id: int
+    host_index: int
+    cookies: list[str]  # "sessionid=...", seat order
+
+
+def seat_tables(count: int, run: str) -> list[Seated]:
+    """``count`` started tables of 4 players (the shared factories), each with a session."""
+    from games.testing import factories
+
+    tables = []
+    for t in range(count):
+        table, users = factories.started_table(
+            PLAYERS, ghost=False, seed=None, prefix=f"b{run}t{t}-"
+        )
+        tables.append(Seated(table.pk, 0, [factories.session_cookie(u) for u in users]))
+    return tables
+
+
+# -- servers ------------------------------------------------------------------------------
+
+
+@dataclass
+class Server:
+    port: int
+    process: subprocess.Popen[bytes]
+    counter: Path
+
+    def queries(self) -> int:
+        try:
+            return int(self.counter.read_text() or 0)
+        except (OSError, ValueError):
+            return 0
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_servers(count: int, kind: str, env: dict[str, str], scratch: Path) -> list[Server]:
+    servers = []
+    for i in range(count):
+        port = free_port()
+        counter = scratch / f"queries-{i}"
+        log = open(scratch / f"server-{i}.log", "wb")  # noqa: SIM115
+        process = subprocess.Popen(
+            [
+                *(sys.executable, str(ROOT / "scripts/bench/server.py"), "--port", str(port)),
+                *("--counter", str(counter), "--server", kind),
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        servers.append(Server(port, process, counter))
+    for server in servers:
+        wait_for(server.port)
+    return servers
+
+
+def wait_for(port: int, timeout: float = 30) -> None:
+    import socket
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.3):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"no server on port {port}")
+
+
+def cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as stat:
+        parts = stat.read().rsplit(")", 1)[1].split()
+    return (int(parts[11]) + int(parts[12])) / os.sysconf("SC_CLK_TCK")
+
+
+# -- the players ------------------------------------------------------------------------
+
+
+@dataclass
+class Player:
+    index: int
+    cookie: str  # "sessionid=..."
+    base: str
+    ws_url: str
+    page_url: str = ""
+    regions: dict[str, str] = field(default_factory=dict)
+    version: int = -1
+    csrf: str = ""
+    client: Any = None
+    socket: Any = None
+    frame_bytes: list[int] = field(default_factory=list)
+
+
+@dataclass
+class Stats:
+    measuring: bool = False
+    latency: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    answer_bytes: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
+    frame_bytes: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
+    errors: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    timeouts: int = 0
+    moves: int = 0
+
+
+def absorb(player: Player, html: str) -> None:
+    for match in REGION.finditer(html):
+        player.regions[match.group(1)] = match.group(0)
+    versions = [int(v) for v in VERSION.findall(html)]
+    if versions:
+        player.version = max(player.version, max(versions))
+
+
+async def open_player(player: Player, origin: str) -> None:
+    import httpx
+    import websockets
+
+    name, _, value = player.cookie.partition("=")
+    player.client = httpx.AsyncClient(base_url=player.base, cookies={name: value}, timeout=TIMEOUT)
+    page = await player.client.get(player.page_url)
+    page.raise_for_status()
+    player.csrf = CSRF_HEADER.search(page.text).group(1)  # type: ignore[union-attr]
+    absorb(player, page.text)
+    cookies = "; ".join(f"{k}={v}" for k, v in player.client.cookies.items())
+    player.socket = await websockets.connect(
+        player.base.replace("http", "ws", 1) + player.ws_url,
+        additional_headers={"Cookie": cookies, "Origin": origin},
+        max_size=None,
+        compression=None,
+    )
+
+
+async def listen(player: Player, changed: asyncio.Event) -> None:
+    async for message in player.socket:
+        text = message if isinstance(message, str) else message.decode()
+        player.frame_bytes.append(len(text.encode()))
+        absorb(player, text)
+        changed.set()
+
+
+def next_move(players: list[Player], host: int, rng: random.Random) -> tuple[Player, Any]:
+    """Who moves and what, read from each player's page; the shared chooser picks."""
+    from games.testing import driver
+
+    for player in players:
+        page = player.regions.get("hand", "") + player.regions.get("controls", "")
+        options = driver.options_from_page(page)
+        if options and (player.index == host or not (options.next_trick or options.next_round)):
+            return player, driver.choose_move(rng, options)
+    return players[host], None
+
+
+def reverse(name: str, args: list[Any]) -> str:
+    from django.urls import reverse as django_reverse
+
+    return django_reverse(name, args=args)
+
+
+async def drive_table(
+    seated: Seated, players: list[Player], stats: Stats, mode: str, stop: asyncio.Event, seed: int
+) -> None:
+    rng = random.Random(seed)
+    changed = asyncio.Event()
+    listeners = [asyncio.create_task(listen(p, changed)) for p in players]
+    await asyncio.sleep(rng.uniform(0, 1.5) if mode == "trick" else 0)
+    made = 0
+    try:
+        while not stop.is_set():
+            actor, move = next_move(players, seated.host_index, rng)
+            if move is None:  # game over, or a frame still on its way
+                changed.clear()
+                try:
+                    await asyncio.wait_for(changed.wait(), 2)
+                except TimeoutError:
+                    if all("Back to the lobby" in p.regions.get("controls", "") for p in players):
+                        break
+                continue
+            kind = move.kind
+            target = max(p.version for p in players) + 1
+            measuring = stats.measuring
+            sizes_before = [len(p.frame_bytes) for p in players]
+            url = reverse(move.url_name, args=[seated.table_id])
+            started = time.perf_counter()
+            answer = await actor.client.post(
+                url,
+                data=move.form(actor.version),
+                headers={"HX-Request": "true", "X-CSRFToken": actor.csrf},
+            )
+            if answer.status_code >= 400:
+                if measuring:
+                    stats.errors[f"{kind} {answer.status_code}"] += 1
+                absorb(actor, answer.text)
+                await asyncio.sleep(0.05)
+                continue
+            deadline = started + TIMEOUT
+            while min(p.version for p in players) < target:
+                changed.clear()
+                left = deadline - time.perf_counter()
+                if left <= 0:
+                    break
+                try:
+                    await asyncio.wait_for(changed.wait(), left)
+                except TimeoutError:
+                    break
+            done = time.perf_counter()
+            if measuring:
+                if min(p.version for p in players) < target:
+                    stats.timeouts += 1
+                else:
+                    stats.latency[kind].append(done - started)
+                    stats.moves += 1
+                stats.answer_bytes[kind].append(len(answer.content))
+                for p, before in zip(players, sizes_before, strict=True):
+                    stats.frame_bytes[kind].extend(p.frame_bytes[before:])
+            absorb(actor, answer.text)
+            made += 1
+            if mode == "trick" and made % 4 == 0:
+                await asyncio.sleep(1.5)
+    finally:
+        for task in listeners:
+            task.cancel()
+
+
+# -- one run -------------------------------------------------------------------------------
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * len(ordered) + 0.5) - 1))]
+
+
+def summary_ms(values: list[float]) -> dict[str, float]:
+    ms = [v * 1000 for v in values]
+    return {
+        "n": len(ms),
+        "p50": round(percentile(ms, 50), 1),
+        "p95": round(percentile(ms, 95), 1),
+        "p99": round(percentile(ms, 99), 1),
+        "max": round(max(ms), 1) if ms else float("nan"),
+    }
+
+
+async def run_table_stack(args: argparse.Namespace, t: int, servers: list[Server]) -> dict:
+    from games.presenter import socket_path
+
+    tables = seat_tables(t, f"{int(time.time())}{t}")
+    origin_of = {s.port: f"http://127.0.0.1:{s.port}" for s in servers}
+    stats = Stats()
+    everyone: list[list[Player]] = []
+    for n, seated in enumerate(tables):
+        players = []
+        for i, cookie in enumerate(seated.cookies):
+            port = servers[(n + i) % len(servers)].port
+            players.append(
+                Player(
+                    i,
+                    cookie,
+                    origin_of[port],
+                    socket_path(seated.table_id),
+                    reverse("table", args=[seated.table_id]),
+                )
+            )
+        everyone.append(players)
+    await asyncio.gather(*(open_player(p, p.base) for players in everyone for p in players))
+    stop = asyncio.Event()
+    drivers = [
+        asyncio.create_task(drive_table(s, ps, stats, args.mode, stop, args.seed + n))
+        for n, (s, ps) in enumerate(zip(tables, everyone, strict=True))
+    ]
+    await asyncio.sleep(args.warmup)
+    cpu0 = {s.port: cpu_seconds(s.process.pid) for s in servers}
+    queries0 = sum(s.queries() for s in servers)
+    stats.measuring = True
+    started = time.perf_counter()
+    await asyncio.sleep(args.window)
+    stats.measuring = False
+    window = time.perf_counter() - started
+    cpu = sum(cpu_seconds(s.process.pid) - cpu0[s.port] for s in servers)
+    await asyncio.sleep(0.6)  # the query counter is written twice a second
+    queries = sum(s.queries() for s in servers) - queries0
+    stop.set()
+    await asyncio.gather(*drivers, return_exceptions=True)
+    for players in everyone:
+        for p in players:
+            await p.socket.close()
+            await p.client.aclose()
+    moves = max(stats.moves, 1)
+    return {
+        "stack": "table",
+        "T": t,
+        "processes": len(servers),
+        "server": args.server,
+        "mode": args.mode,
+        "window_s": round(window, 1),
+        "moves": stats.moves,
+        "moves_per_s": round(stats.moves / window, 1),
+        "all": summary_ms([v for vs in stats.latency.values() for v in vs]),
+        "per_kind": {kind: summary_ms(vs) for kind, vs in sorted(stats.latency.items())},
+        "cpu_ms_per_move": round(1000 * cpu / moves, 2),
+        "sql_per_move": round(queries / moves, 1),
+        "frame_bytes_max": {k: max(v) for k, v in sorted(stats.frame_bytes.items()) if v},
+        "answer_bytes_max": {k: max(v) for k, v in sorted(stats.answer_bytes.items()) if v},
+        "errors": dict(stats.errors),
+        "timeouts": stats.timeouts,
+    }
+
+
+def run_floor(args: argparse.Namespace, t: int) -> dict:
+    run = FLOOR / "run.sh"
+    if not run.exists():
+        return {"stack": "floor", "T": t, "error": f"{run} not found"}
+    env = {**os.environ, "FLOOR_CLIENT_PY": sys.executable}
+    done = subprocess.run(
+        ["bash", str(run), sys.executable, str(t), str(args.warmup), str(args.window), args.mode],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=args.warmup + args.window + 120,
+    )
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if not lines:
+        return {"stack": "floor", "T": t, "error": done.stderr[-500:]}
+    return json.loads(lines[-1])
+
+
+def ratio(ours: float, floor: float) -> str:
+    return f"{ours / floor:.1f}x" if floor and floor == floor and ours == ours else "-"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--tables", type=int, nargs="+", default=[1, 10])
+    parser.add_argument("--processes", type=int, default=1)
+    parser.add_argument("--server", choices=("daphne", "uvicorn"), default="daphne")
+    parser.add_argument("--mode", choices=("trick", "closed"), default="trick")
+    parser.add_argument("--warmup", type=float, default=5)
+    parser.add_argument("--window", type=float, default=30)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--no-floor", action="store_true")
+    args = parser.parse_args()
+
+    database_url = os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB)
+    redis_url = os.environ.get("BENCH_REDIS_URL", DEFAULT_REDIS)
+    prepare_database(database_url)
+    django_setup(database_url, redis_url)
+    import redis
+
+    redis.Redis.from_url(redis_url).flushdb()
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "REDIS_URL": redis_url,
+        "DJANGO_DEBUG": "0",
+        "LOG_LEVEL": "WARNING",
+    }
+    rows = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for t in args.tables:
+            servers = start_servers(args.processes, args.server, env, Path(scratch))
+            try:
+                ours = asyncio.run(run_table_stack(args, t, servers))
+            finally:
+                for server in servers:
+                    server.process.terminate()
+                for server in servers:
+                    server.process.wait(20)
+            print(json.dumps(ours), flush=True)
+            floor = {} if args.no_floor else run_floor(args, t)
+            if floor:
+                print(json.dumps(floor), flush=True)
+            rows.append((ours, floor))
+    print()
+    print(
+        "| T | procs | ours p50 / p99 ms | floor p50 / p99 ms | p99 ratio | moves/s |"
+        " CPU ms/move | SQL/move | max frame / answer B | errors | timeouts |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for ours, floor in rows:
+        frame = max(ours["frame_bytes_max"].get("play", 0), 0)
+        answer = ours["answer_bytes_max"].get("play", 0)
+        print(
+            f"| {ours['T']} | {ours['processes']} | {ours['all']['p50']} / {ours['all']['p99']} "
+            f"| {floor.get('p50_ms', '-')} / {floor.get('p99_ms', '-')} "
+            f"| {ratio(ours['all']['p99'], floor.get('p99_ms', float('nan')))} "
+            f"| {ours['moves_per_s']} | {ours['cpu_ms_per_move']} | {ours['sql_per_move']} "
+            f"| {frame} / {answer} | {sum(ours['errors'].values())} | {ours['timeouts']} |"
+        )
+
+
+if __name__ == "__main__":
+    main()
