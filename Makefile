@@ -10,10 +10,10 @@ STAMP := $(VENV)/.installed
 
 .PHONY: serve test install lint browser-deps
 
-$(STAMP): requirements.lock pyproject.toml
+$(STAMP): requirements.lock requirements-dev.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements.lock
+	$(BIN)/python -m pip install --quiet -r requirements.lock -r requirements-dev.lock
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
@@ -30,13 +30,40 @@ browser-deps:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 # Two pytest runs: sync Playwright and the async consumer tests clash in one process.
+# The first runs on every core (pytest-xdist; tests that share a module's committed
+# games carry an xdist_group mark and stay on one worker). PYTEST_WORKERS=0: one process.
+PYTEST_WORKERS ?= auto
+XDIST = -n $(PYTEST_WORKERS) --dist loadgroup
+
 test: install browser-deps
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy --strict games/rules
-	$(BIN)/python -m pytest -m "not browser"
+	$(BIN)/python -m pytest $(XDIST) -m "not browser and not deploy and not thorough"
 	$(BIN)/python -m pytest -m browser -p no:asyncio
+
+# CI's thorough pass, on top of `make test`: every property with its full example
+# count (HYPOTHESIS_PROFILE=thorough) and the long complete games (marked thorough).
+.PHONY: test-thorough
+test-thorough: install
+	HYPOTHESIS_PROFILE=thorough $(BIN)/python -m pytest $(XDIST) \
+	  -m "(thorough or hypothesis) and not browser and not deploy"
 
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+
+# --- deployment (issue 16) ------------------------------------------------------
+# The tested deployment: nginx (Debian's, installed when missing) in front of two
+# `python -m config.serve` processes, and the production lock in a fresh venv.
+# Needs DATABASE_URL (PostgreSQL) and REDIS_URL, as .ci/run sets them.
+.PHONY: deploy-deps test-deploy
+
+deploy-deps:
+	@command -v nginx >/dev/null 2>&1 || test -x /usr/sbin/nginx || { \
+	  echo "Installing Debian's nginx for the deployment test"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null; }
+
+test-deploy: install deploy-deps
+	$(BIN)/python -m pytest -m deploy
+# --- end deployment ---------------------------------------------------------------

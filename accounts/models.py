@@ -1,17 +1,43 @@
 from django.contrib.auth.models import AbstractUser, UserManager
+from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.db import models
+from django.db.models import Value
 from django.db.models.functions import Lower
+from django.db.models.lookups import Exact
+from django.utils.translation import gettext_lazy as _
+
+from .names import validate_not_reserved
+
+
+def username_matches(username: str | None) -> Exact:
+    """LOWER(username) = LOWER(%s), a filter that uses the unique index on LOWER(username).
+
+    ``username__iexact`` compiles to UPPER(..) = UPPER(..) on PostgreSQL (and LIKE
+    on SQLite), which that index cannot serve.
+    """
+    return Exact(Lower("username"), Lower(Value(str(username or ""))))
 
 
 class CaseInsensitiveUserManager(UserManager["User"]):
     """Log-in finds "Anne" when she types "anne": usernames ignore case."""
 
     def get_by_natural_key(self, username: str | None) -> "User":
-        return self.get(username__iexact=username)
+        return self.get(username_matches(username))
 
 
 class User(AbstractUser):
     """The site's user. A custom model from day one, as Django recommends."""
+
+    # Django's field, plus the ghost's names (R8): the validators run wherever a
+    # username is validated (sign-up, the admin's forms, createsuperuser).
+    username = models.CharField(
+        _("username"),
+        max_length=150,
+        unique=True,
+        help_text=_("Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only."),
+        validators=[UnicodeUsernameValidator(), validate_not_reserved],
+        error_messages={"unique": _("A user with that username already exists.")},
+    )
 
     objects = CaseInsensitiveUserManager()
 

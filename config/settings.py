@@ -5,15 +5,21 @@ runs on the embedded default (SQLite, in-memory channel layer, one process):
 
 - DATABASE_URL  switches to PostgreSQL (e.g. postgres://127.0.0.1:5432/skullking)
 - REDIS_URL     switches the channel layer (and the cache) to Redis
+- REDIS_CACHE_URL  the cache's Redis (default: REDIS_URL's database number + 1, so
+                the cache and the channel layer never share a database)
 - DJANGO_ENV=production  turns DEBUG off and requires SECRET_KEY and ALLOWED_HOSTS
+- LOG_LEVEL (INFO), LOG_FORMAT (text, or json for one JSON object per line)
 """
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
+
+from config.logs import logging_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -58,6 +64,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: the request id and the request's log line cover everything below.
+    "config.middleware.RequestContextMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -119,6 +127,16 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         "timeout": 10,
     }
 
+
+def next_redis_database(url: str) -> str:
+    """``redis://host:6379/5`` -> ``redis://host:6379/6`` (no number means database 0)."""
+    parts = urlsplit(url)
+    number = parts.path.strip("/") or "0"
+    if parts.scheme not in {"redis", "rediss"} or not number.isdigit():
+        raise ImproperlyConfigured(f"set REDIS_CACHE_URL: cannot derive it from {url!r}")
+    return urlunsplit(parts._replace(path=f"/{int(number) + 1}"))
+
+
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CHANNEL_LAYERS = {
@@ -130,15 +148,22 @@ if REDIS_URL:
             "CONFIG": {"hosts": [{"address": REDIS_URL, "max_connections": 1000}]},
         }
     }
+    # The cache (sessions, rate limits) in a database of its own: flushing or
+    # evicting one never touches the other.
+    REDIS_CACHE_URL = os.environ.get("REDIS_CACHE_URL") or next_redis_database(REDIS_URL)
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": REDIS_URL,
+            "LOCATION": REDIS_CACHE_URL,
         }
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# Sessions read from the cache, written through to the database: a page view
+# costs no session query, and a cache restart logs nobody out.
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 
 AUTH_USER_MODEL = "accounts.User"
 AUTHENTICATION_BACKENDS = [
@@ -206,6 +231,8 @@ SECURE_CSP = {
 }
 
 X_FRAME_OPTIONS = "DENY"
+# Health checks talk plain HTTP to each process, past the proxy: never redirected.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 if PRODUCTION:
@@ -217,10 +244,8 @@ if PRODUCTION:
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"django.request": {"level": "ERROR"}},
-}
+# One line per request and per socket event, with request, user and table ids
+# (config/logs.py, config/middleware.py); LOG_FORMAT=json in production.
+LOGGING = logging_config(
+    os.environ.get("LOG_LEVEL", "INFO"), os.environ.get("LOG_FORMAT", "text").lower()
+)

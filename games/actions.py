@@ -9,20 +9,23 @@ ActionError before anything is written, so it changes nothing.
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 from collections.abc import Callable
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts import ratelimit
 
-from . import frames, rules
+from . import frames, integrity, rules
 from .broadcast import chat_changed_on_commit, table_changed_on_commit
 from .models import (
     CHAT_MAX_LENGTH,
+    MAX_DB_ID,
     MAX_SEATS,
     Bid,
     ChatMessage,
@@ -37,6 +40,8 @@ from .models import (
 )
 from .state import GHOST, GameState, load_state
 
+log = logging.getLogger(__name__)
+
 INTEGER = re.compile(r"-?[0-9]{1,12}")
 CHAT_BURST, CHAT_BURST_SECONDS = 20, 10  # at most 20 messages in 10 seconds per player
 
@@ -48,6 +53,10 @@ class ActionError(Exception):
         super().__init__(message)
         self.message = message
         self.status = status
+
+
+class NeedsConfirmation(ActionError):
+    """Leaving now would cancel the game for everyone, and the leaver did not confirm that."""
 
 
 # -- helpers ------------------------------------------------------------------
@@ -65,8 +74,10 @@ def parse_int(value: Any, what: str) -> int:
 
 
 def _lock(table_id: int) -> Table:
+    # FOR NO KEY UPDATE (PostgreSQL): actions still queue behind each other, but a
+    # chat message's foreign key check (FOR KEY SHARE) does not wait for a move.
     try:
-        return Table.objects.select_for_update().get(pk=table_id)
+        return Table.objects.select_for_update(no_key=True).get(pk=table_id)
     except (Table.DoesNotExist, ValueError, TypeError, OverflowError):
         raise ActionError(_("There is no such table."), 404) from None
 
@@ -125,14 +136,25 @@ def _round_seed(table: Table, number: int) -> int:
 
 
 def _atomic_action(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Run an action in a transaction; a unique-constraint hit is a lost race, not a 500."""
+    """Run an action in a transaction; a lost race on a unique constraint is a 409, not a 500.
+
+    Only the constraints that a move submitted twice runs into mean that
+    (games.integrity); any other constraint failing is a bug: logged and raised.
+    """
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             with transaction.atomic():
                 return func(*args, **kwargs)
-        except IntegrityError:
-            raise ActionError(_("That move was already made."), 409) from None
+        except IntegrityError as error:
+            if integrity.is_lost_race(error):
+                raise ActionError(_("That move was already made."), 409) from None
+            log.exception(
+                "%s broke the database constraint %s",
+                func.__name__,
+                integrity.constraint_name(error) or "(unknown)",
+            )
+            raise
 
     wrapper.__name__ = func.__name__
     wrapper.__doc__ = func.__doc__
@@ -190,7 +212,12 @@ def rotate_invite(user: Any, table_id: int) -> Table:
 
 
 @_atomic_action
-def leave_table(user: Any, table_id: int) -> Table:
+def leave_table(user: Any, table_id: int, *, confirmed: bool = False) -> Table:
+    """Leave a table; in a game in progress only with ``confirmed`` (it cancels the game).
+
+    The status is read under the lock: a plain "Leave" from a page of a waiting
+    table that the host started meanwhile is refused, not turned into a cancel.
+    """
     table = _lock(table_id)
     seat = _seat(table, user)
     if table.status == Table.Status.WAITING:
@@ -211,6 +238,14 @@ def leave_table(user: Any, table_id: int) -> Table:
         table_changed_on_commit(table, departed=departed)
         return table
     if table.status == Table.Status.PLAYING:
+        if not confirmed:
+            raise NeedsConfirmation(
+                _(
+                    "This game is in progress: if you leave, it is cancelled for everyone. "
+                    "Confirm to leave."
+                ),
+                409,
+            )
         # R11: leaving a game in progress cancels it for everyone.
         return _bump(table, status=Table.Status.CANCELLED, cancelled_by=user, phase="")
     raise ActionError(_("This game is over already."), 409)
@@ -460,11 +495,22 @@ def next_round(user: Any, table_id: int, version: int) -> Table:
 # -- chat (R11: seated players only) ---------------------------------------------------
 
 
-@_atomic_action
 def post_chat(user: Any, table_id: int, text: str) -> ChatMessage:
-    table = _lock(table_id)
-    _seat(table, user)
+    """Post a message. Chat changes no game row: no table lock, and no transaction for a refusal.
+
+    A move in progress holds the table lock for its whole transaction; chat does
+    not wait for it. The rate limit is checked before anything is written.
+    """
     text = str(text or "").strip()
+    # The table and the user's seat in one read (None: no such table).
+    table = None
+    if isinstance(table_id, int) and 0 < table_id <= MAX_DB_ID:
+        seated = Seat.objects.filter(table=OuterRef("pk"), user_id=user.pk)
+        table = Table.objects.filter(pk=table_id).annotate(seated=Exists(seated)).first()
+    if table is None:
+        raise ActionError(_("There is no such table."), 404)
+    if not table.seated:
+        raise ActionError(_("You are not seated at this table."), 403)
     if not text:
         raise ActionError(_("Write something before sending."), 400)
     if len(text) > CHAT_MAX_LENGTH:
@@ -476,6 +522,100 @@ def post_chat(user: Any, table_id: int, text: str) -> ChatMessage:
         raise ActionError(_("You are sending messages too fast; wait a few seconds."), 429)
     message = ChatMessage.objects.create(table=table, author=user, text=text)
     # Chat does not bump the version: a message must not turn a player's
-    # pending move into a stale one. The push sends the chat log alone.
+    # pending move into a stale one. The push sends the chat log alone (after
+    # the commit, when the caller runs in a transaction).
     chat_changed_on_commit(table)
     return message
+
+
+# =====================================================================================
+# After the game (issue 14): rematch proposals. New functions only, appended here so
+# that edits to the functions above do not collide with them.
+# =====================================================================================
+
+
+def round_seed(table_seed: int, number: int) -> int:
+    """The shuffle seed of round ``number`` at a table seeded ``table_seed`` (as dealt above).
+
+    For the game record (games.record), which re-deals every round from the seed alone.
+    """
+    return _round_seed(Table(seed=table_seed), number)
+
+
+# Imported here, not at the top, to keep this section self-contained.
+from .models import Rematch, RematchAcceptance  # noqa: E402
+
+
+def _lock_finished_for_player(user: Any, table_id: int) -> tuple[Table, Seat]:
+    table = _lock(table_id)
+    seat = _seat(table, user)
+    if table.status != Table.Status.FINISHED:
+        raise ActionError(_("A rematch is only possible once the game is over."), 409)
+    return table, seat
+
+
+def _open_rematch(table: Table, rematch_id: int) -> Rematch:
+    rematch = Rematch.objects.filter(table=table, pk=rematch_id).first()
+    if rematch is None:
+        raise ActionError(_("There is no such rematch proposal at this table."), 404)
+    if rematch.status == Rematch.Status.DECLINED:
+        raise ActionError(_("This rematch proposal was declined; here is the current state."), 409)
+    if rematch.status == Rematch.Status.ACCEPTED:
+        raise ActionError(_("Everyone has accepted this rematch already."), 409)
+    return rematch
+
+
+def _start_rematch_table(table: Table, rematch: Rematch) -> Table:
+    """Everyone said yes: the same host, options and players in the same seats, waiting."""
+    new_table = Table.objects.create(host_id=table.host_id, ghost=table.ghost)
+    old_seats = Seat.objects.filter(table=table).order_by("position")
+    Seat.objects.bulk_create(
+        [Seat(table=new_table, user_id=s.user_id, position=s.position) for s in old_seats]
+    )
+    rematch.status = Rematch.Status.ACCEPTED
+    rematch.new_table = new_table
+    rematch.save(update_fields=["status", "new_table"])
+    return new_table
+
+
+@_atomic_action
+def propose_rematch(user: Any, table_id: int, version: int) -> Rematch:
+    """A player of a finished game proposes to play again (and so accepts it themselves)."""
+    table, seat = _lock_finished_for_player(user, table_id)
+    _check_version(table, version)
+    live = Rematch.objects.filter(table=table).exclude(status=Rematch.Status.DECLINED).first()
+    if live is not None:
+        raise ActionError(_("A rematch has already been proposed; here is the current state."), 409)
+    rematch = Rematch.objects.create(table=table, proposed_by_id=user.pk)
+    RematchAcceptance.objects.create(rematch=rematch, seat=seat)
+    _bump(table)
+    return rematch
+
+
+@_atomic_action
+def accept_rematch(user: Any, table_id: int, rematch_id: int) -> Rematch:
+    """One click: this player is in. The last yes creates the new table (not started)."""
+    table, seat = _lock_finished_for_player(user, table_id)
+    rematch = _open_rematch(table, rematch_id)
+    accepted = set(rematch.acceptances.values_list("seat_id", flat=True))
+    if seat.pk in accepted:
+        raise ActionError(_("You have already accepted this rematch."), 409)
+    RematchAcceptance.objects.create(rematch=rematch, seat=seat)
+    accepted.add(seat.pk)
+    seat_ids = set(Seat.objects.filter(table=table).values_list("pk", flat=True))
+    if accepted >= seat_ids:
+        _start_rematch_table(table, rematch)
+    _bump(table)
+    return rematch
+
+
+@_atomic_action
+def decline_rematch(user: Any, table_id: int, rematch_id: int) -> Rematch:
+    """Any player says no (the proposer withdraws the same way): nobody is seated anywhere."""
+    table, _seat_row = _lock_finished_for_player(user, table_id)
+    rematch = _open_rematch(table, rematch_id)
+    rematch.status = Rematch.Status.DECLINED
+    rematch.declined_by_id = user.pk
+    rematch.save(update_fields=["status", "declined_by"])
+    _bump(table)
+    return rematch

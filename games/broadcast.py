@@ -13,8 +13,10 @@ are the same for everyone.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextvars import ContextVar
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -26,6 +28,24 @@ from .models import Table
 from .state import GameState, load_state
 
 log = logging.getLogger(__name__)
+
+# The frames published while a view runs its action (see ``collecting``).
+_collected: ContextVar[dict[int, str] | None] = ContextVar("collected_frames", default=None)
+
+
+@contextlib.contextmanager
+def collecting() -> Iterator[dict[int, str]]:
+    """Collect the frames published in this block: user id -> that user's frame.
+
+    The view wraps its action in it, so the actor's HTTP answer is the very frame
+    its socket gets, without a second render.
+    """
+    frames_seen: dict[int, str] = {}
+    token = _collected.set(frames_seen)
+    try:
+        yield frames_seen
+    finally:
+        _collected.reset(token)
 
 
 def group_name(table_id: int) -> str:
@@ -52,16 +72,13 @@ def table_changed_on_commit(
     commit, for the rare actions that change the table's shape). ``public``
     names the public regions the change touches; ``seat_regions`` whether the
     seats' own regions change (chat: no). ``departed`` users lost their seat:
-    their sockets are closed. Once sent, the frames are on ``table.pushed_frames``
-    (user id -> frame): the actor's HTTP answer is its own frame (games.views).
+    their sockets are closed.
     """
     public = tuple(public)
     departed = tuple(departed)
-
-    def publish_change() -> None:
-        table.pushed_frames = publish(table, state, public, seat_regions, departed)
-
-    transaction.on_commit(publish_change, robust=True)
+    transaction.on_commit(
+        lambda: publish(table, state, public, seat_regions, departed), robust=True
+    )
 
 
 def chat_changed_on_commit(table: Table) -> None:
@@ -89,6 +106,9 @@ def publish(
             return {}
         state = load_state(fresh)
     rendered = frames.render_frames(state, public, seat_regions=seat_regions)
+    collector = _collected.get()
+    if collector is not None and seat_regions:
+        collector.update(rendered)
     regions = [*public, *(frames.SEAT_REGIONS if seat_regions else ())]
     messages: list[tuple[str, dict[str, Any]]] = [
         (
@@ -113,7 +133,7 @@ def send(messages: list[tuple[str, dict[str, Any]]]) -> None:
         # The move is committed; a lost push is healed by the next snapshot
         # (sockets reconnect and resync), so a broken channel layer must not
         # turn a saved move into an error page.
-        log.warning("broadcast to table %s failed", messages[0][0], exc_info=True)
+        log.warning("broadcast of table %s failed", messages[0][0], exc_info=True)
 
 
 async def _send_all(layer: Any, messages: list[tuple[str, dict[str, Any]]]) -> None:

@@ -16,6 +16,7 @@ The actor's own HTTP answer is the frame its socket gets, not a second render.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -60,8 +61,16 @@ def language_of(user: Any) -> str:
     return getattr(user, "language", "") or settings.LANGUAGE_CODE
 
 
+#: Pushed regions swap out of band. Their forms post through htmx, whose
+#: X-CSRFToken header the page's <body> sets: a frame carries no token of its own.
+PUSHED = {"oob": True}
+INDENT = re.compile(r"\n\s+")
+
+
 def render_region(region: str, context: dict[str, Any]) -> str:
-    return get_template(f"{presenter.TABLE_TEMPLATE}#{PARTIALS[region]}").render(context)
+    html = get_template(f"{presenter.TABLE_TEMPLATE}#{PARTIALS[region]}").render(context)
+    # The templates' indentation is a third of a frame's bytes and shows nowhere.
+    return INDENT.sub("\n", html)
 
 
 def _render(regions: Iterable[str], context: dict[str, Any]) -> str:
@@ -81,7 +90,7 @@ def render_frames(
         with translation.override(language):
             if language not in shared:
                 if shared_context is None:
-                    shared_context = {**presenter.public_context(state), "oob": True}
+                    shared_context = {**presenter.public_context(state), **PUSHED}
                 shared[language] = _render(public, shared_context)
             own = _render_seat(state, seat) if seat_regions else ""
         frames[seat.user_id] = shared[language] + own
@@ -89,7 +98,7 @@ def render_frames(
 
 
 def _render_seat(state: GameState, seat: Seat, *, origin: str = "") -> str:
-    context = {**presenter.seat_context(state, seat, origin=origin), "oob": True}
+    context = {**presenter.seat_context(state, seat, origin=origin), **PUSHED}
     return _render(SEAT_REGIONS, context)
 
 
@@ -99,7 +108,7 @@ def render_snapshot(state: GameState, seat: Seat) -> str:
         context = {
             **presenter.public_context(state),
             **presenter.seat_context(state, seat),
-            "oob": True,
+            **PUSHED,
         }
         return _render(ALL_REGIONS, context)
 
@@ -107,7 +116,7 @@ def render_snapshot(state: GameState, seat: Seat) -> str:
 def render_chat(state: GameState, seat: Seat) -> str:
     """The chat log alone, for one seat (the answer to a chat message)."""
     with translation.override(language_of(seat.user)):
-        return _render(CHAT_REGIONS, {**presenter.public_context(state), "oob": True})
+        return _render(CHAT_REGIONS, {**presenter.public_context(state), **PUSHED})
 
 
 def render_error(message: str) -> str:

@@ -71,10 +71,6 @@ class Table(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
-    # Not a column: once an action's transaction commits, the frames it pushed
-    # (user id -> HTML), so the actor's answer is its own frame (games.broadcast).
-    pushed_frames: dict[int, str] | None = None
-
     class Meta:
         ordering = ["-updated_at"]
         indexes = [models.Index(fields=["status", "-updated_at"])]
@@ -261,3 +257,68 @@ class ChatMessage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.author}: {self.text[:40]}"
+
+
+# -- after the game: rematch proposals --------------------------------------------
+
+
+class Rematch(models.Model):
+    """A proposal, at game over, to play again: same players, same seats, same options, same host.
+
+    The new table is created only once every player has accepted (so nobody is
+    ever seated without accepting); until then it is a proposal and nothing else.
+    """
+
+    class Status(models.TextChoices):
+        OPEN = "open", _("Waiting for answers")
+        DECLINED = "declined", _("Declined")
+        ACCEPTED = "accepted", _("Accepted by everyone")
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="rematches")
+    proposed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.OPEN)
+    declined_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    new_table = models.OneToOneField(
+        Table, on_delete=models.SET_NULL, null=True, blank=True, related_name="rematch_of"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["table", "-created_at", "-pk"]
+        constraints = [
+            # A declined proposal may be followed by a new one; an open or accepted
+            # one may not (the database refuses a second, whatever the race).
+            models.UniqueConstraint(
+                fields=["table"],
+                condition=~Q(status="declined"),
+                name="rematch_one_live_per_table",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Rematch of table #{self.table_id} ({self.get_status_display()})"
+
+
+class RematchAcceptance(models.Model):
+    """One player's yes to a rematch (the proposer's is recorded with the proposal)."""
+
+    rematch = models.ForeignKey(Rematch, on_delete=models.CASCADE, related_name="acceptances")
+    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["rematch", "seat__position"]
+        constraints = [
+            models.UniqueConstraint(fields=["rematch", "seat"], name="rematch_accept_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"seat {self.seat_id} accepts {self.rematch}"

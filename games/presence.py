@@ -12,13 +12,34 @@ process sees every socket; local memory with one).
 
 from __future__ import annotations
 
+import functools
+import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
 
 DEFAULT_HEARTBEAT_SECONDS = 20.0
+log = logging.getLogger(__name__)
+
+
+def _cosmetic[R](fallback: R) -> Callable[[Callable[..., R]], Callable[..., R]]:
+    """Presence is cosmetic: with the cache down, a page or a move must still work."""
+
+    def decorate(func: Callable[..., R]) -> Callable[..., R]:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> R:
+            try:
+                return func(*args, **kwargs)
+            except Exception:
+                log.warning("presence: the cache failed in %s", func.__name__, exc_info=True)
+                return fallback
+
+        return wrapper
+
+    return decorate
 
 
 def heartbeat_seconds() -> float:
@@ -39,6 +60,7 @@ def _live(entries: dict[str, float] | None, now: float) -> dict[str, float]:
     return {name: until for name, until in (entries or {}).items() if until > now}
 
 
+@_cosmetic(None)
 def touch(seat_id: int, socket_name: str) -> None:
     """Record (or refresh) one open socket of a seat."""
     now = time.time()
@@ -49,6 +71,7 @@ def touch(seat_id: int, socket_name: str) -> None:
     cache.set(_key(seat_id), entries, timeout=int(_expiry()) + 1)
 
 
+@_cosmetic(None)
 def leave(seat_id: int, socket_name: str) -> None:
     """Forget one socket of a seat (a clean disconnect)."""
     now = time.time()
@@ -61,6 +84,7 @@ def leave(seat_id: int, socket_name: str) -> None:
         cache.delete(_key(seat_id))
 
 
+@_cosmetic(set())
 def online_seats(seat_ids: Iterable[int]) -> set[int]:
     """The seats among ``seat_ids`` with at least one open socket (one cache round trip)."""
     ids = list(seat_ids)

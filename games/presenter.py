@@ -22,19 +22,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Prefetch
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from . import presence, rules
 from .models import MAX_SEATS, ChatMessage, Seat, Table
+from .rematch import rematch_context
 from .state import GameState, load_state
+from .templatetags.cards import hand_button
 
 TABLE_TEMPLATE = "games/table.html"
 CHAT_SHOWN = 100  # latest chat messages shown
-LOBBY_LIMIT = 100  # tables listed per group
-LOBBY_TURN_DETAIL = 30  # in-progress tables whose turn is computed (one load_state each)
 
 
 class NotSeated(Exception):
@@ -72,6 +71,10 @@ class HandCardView:
     code: str
     playable: bool
     needs_choice: bool  # the Tigress: asks "pirate or escape?"
+
+    @property
+    def button(self) -> str:
+        return hand_button(self.code, self.playable, self.needs_choice)
 
 
 @dataclass(frozen=True)
@@ -413,6 +416,7 @@ def seat_context(state: GameState, me: Seat, *, origin: str = "") -> dict[str, A
         "hand": hand,
         "controls": controls,
         "standings": _standings(state, names) if table.status == Table.Status.FINISHED else [],
+        "rematch": rematch_context(table, me, state.seats),
     }
 
 
@@ -542,65 +546,8 @@ def socket_path(table_id: int) -> str:
     return reverse("table_socket", urlconf="games.routing", args=[table_id])
 
 
-# ---------------------------------------------------------------------------
-# The lobby
-# ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TableSummary:
-    table: Table
-    players: list[str]
-    host_name: str
-    your_turn: bool = False
-    headline: str = ""
-    round_number: int = 0
-
-
-def lobby_context(user: Any) -> dict[str, Any]:
-    """The user's tables grouped by status, with whose turn it is for games in progress."""
-    groups: dict[str, list[TableSummary]] = {status: [] for status in Table.Status.values}
-    seats = Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("position"))
-    for status in Table.Status.values:
-        tables = (
-            Table.objects.filter(seats__user=user, status=status)
-            .select_related("host", "cancelled_by")
-            .prefetch_related(seats)
-            .order_by("-updated_at")[:LOBBY_LIMIT]
-        )
-        for i, table in enumerate(tables):
-            players = [seat.user.username for seat in table.seats.all()]
-            your_turn, headline = False, ""
-            if status == Table.Status.PLAYING and i < LOBBY_TURN_DETAIL:
-                state = load_state(table)
-                me = state.seat_of(user.pk)
-                if me is not None:
-                    names = {seat.pk: seat.user.username for seat in state.seats}
-                    your_turn, headline = _headline(state, me, names, table.host_id == user.pk)
-            elif status == Table.Status.CANCELLED and table.cancelled_by:
-                headline = _("Cancelled by %(name)s.") % {"name": table.cancelled_by.username}
-            groups[status].append(
-                TableSummary(
-                    table=table,
-                    players=players,
-                    host_name=table.host.username,
-                    your_turn=your_turn,
-                    headline=headline,
-                    round_number=table.round_number,
-                )
-            )
-    return {
-        "waiting_tables": groups["waiting"],
-        "playing_tables": groups["playing"],
-        "finished_tables": groups["finished"],
-        "cancelled_tables": groups["cancelled"],
-        "has_tables": any(groups.values()),
-    }
-
-
 __all__ = [
     "NotSeated",
-    "lobby_context",
     "public_context",
     "seat_context",
     "socket_path",

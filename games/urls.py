@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from . import views
+from . import postgame_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -17,4 +17,25 @@ urlpatterns = [
     path("tables/<int:table_id>/chat/", views.post_chat, name="post_chat"),
     path("tables/<int:table_id>/invite/", views.rotate_invite, name="rotate_invite"),
     path("tables/<int:table_id>/leave/", views.leave_table, name="leave_table"),
+    # After the game (issue 14)
+    path(
+        "tables/<int:table_id>/rematch/propose/",
+        postgame_views.propose_rematch,
+        name="propose_rematch",
+    ),
+    path(
+        "tables/<int:table_id>/rematch/accept/",
+        postgame_views.accept_rematch,
+        name="accept_rematch",
+    ),
+    path(
+        "tables/<int:table_id>/rematch/decline/",
+        postgame_views.decline_rematch,
+        name="decline_rematch",
+    ),
+    path("tables/<int:table_id>/replay/", postgame_views.replay_game, name="replay"),
+    path("tables/<int:table_id>/scores.csv", postgame_views.export_scores, name="export_scores"),
+    path("tables/<int:table_id>/record.json", postgame_views.export_record, name="export_record"),
+    # Any username reverses (a name made outside the sign-up form must not break a page).
+    path("players/<str:username>/", postgame_views.player, name="player"),
 ]

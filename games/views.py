@@ -25,7 +25,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django_htmx.http import HttpResponseClientRedirect
 
-from . import actions, frames, presenter
+from . import actions, broadcast, frames, lobby, presenter
 from .models import MAX_DB_ID, MAX_SEATS, ChatMessage, Table
 from .state import load_state
 
@@ -117,19 +117,17 @@ def _act(request: HttpRequest, table_id: int, call: Callable[[], Any]) -> HttpRe
     if not 0 < table_id <= MAX_DB_ID:
         return _not_found(request)
     try:
-        done = call()
+        with broadcast.collecting() as pushed:
+            done = call()
     except (actions.ActionError, BadInput) as error:
         return _fail(request, table_id, error.message, error.status)
     if request.htmx:
-        return _actor_frame(request, table_id, done)
+        return _actor_frame(request, table_id, done, pushed.get(request.user.pk))
     return _see_other(reverse("table", args=[table_id]))
 
 
-def _actor_frame(request: HttpRequest, table_id: int, done: Any) -> HttpResponse:
+def _actor_frame(request: HttpRequest, table_id: int, done: Any, html: str | None) -> HttpResponse:
     """The actor's own frame of the version its action made (oob swaps only)."""
-    html = None
-    if isinstance(done, Table) and done.pushed_frames is not None:
-        html = done.pushed_frames.get(request.user.pk)
     if html is None:
         # Not rendered by the broadcast (chat, or no commit hook ran): render it.
         table = _get_table(table_id)
@@ -162,7 +160,7 @@ def _version(request: HttpRequest) -> int:
 def home(request: HttpRequest) -> HttpResponse:
     if not request.user.is_authenticated:
         return render(request, "home.html")
-    return render(request, "home.html", presenter.lobby_context(request.user))
+    return render(request, "home.html", lobby.lobby_context(request.user))
 
 
 @login_not_required
@@ -182,7 +180,7 @@ def create_table(request: HttpRequest) -> HttpResponse:
     try:
         table = actions.create_table(request.user, ghost=ghost)
     except actions.ActionError as error:
-        context = presenter.lobby_context(request.user)
+        context = lobby.lobby_context(request.user)
         context["error"] = error.message
         return render(request, "home.html", context, status=error.status)
     url = reverse("table", args=[table.pk])
@@ -263,8 +261,10 @@ def place_bid(request: HttpRequest, table_id: int) -> HttpResponse:
 def play_card(request: HttpRequest, table_id: int) -> HttpResponse:
     def call() -> Table:
         version = _version(request)
-        card = _field(request, "card")
-        tigress_as = _field(request, "tigress_as")
+        # The hand's buttons send "G14", or "TIG:pirate" for the Tigress (R7); a
+        # form may also send the choice in its own field.
+        card, _sep, choice = _field(request, "card").partition(":")
+        tigress_as = _field(request, "tigress_as") or choice
         return actions.play_card(request.user, table_id, version, card, tigress_as)
 
     return _act(request, table_id, call)
@@ -304,16 +304,27 @@ def rotate_invite(request: HttpRequest, table_id: int) -> HttpResponse:
 
 @require_POST
 def leave_table(request: HttpRequest, table_id: int) -> HttpResponse:
-    """Before the start: frees the seat. In progress: asks first, then cancels for everyone."""
-    found = _get_table(table_id)
-    if found is None:
+    """Before the start: frees the seat. In progress: asks first, then cancels for everyone.
+
+    The action decides under the table lock from what the user confirmed: reading
+    the status here would race the host's "Start".
+    """
+    if not 0 < table_id <= MAX_DB_ID:
         return _not_found(request)
-    if found.status == Table.Status.PLAYING and request.POST.get("confirm") != "yes":
-        if not found.seats.filter(user=request.user).exists():
-            return _not_seated(request)
-        return render(request, "games/leave_confirm.html", {"table": found})
+    confirmed = request.POST.get("confirm") == "yes"
     try:
-        left = actions.leave_table(request.user, table_id)
+        left = actions.leave_table(request.user, table_id, confirmed=confirmed)
+    except actions.NeedsConfirmation as error:
+        found = _get_table(table_id)
+        if request.htmx or found is None:
+            # The table fragment shows the message and the "Leave and cancel" form.
+            return _fail(request, table_id, error.message, error.status)
+        return render(
+            request,
+            "games/leave_confirm.html",
+            {"table": found, "message": error.message},
+            status=error.status,
+        )
     except actions.ActionError as error:
         return _fail(request, table_id, error.message, error.status)
     if left.status == Table.Status.CANCELLED and left.seats.filter(user=request.user).exists():

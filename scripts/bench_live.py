@@ -336,10 +336,12 @@ def summary_ms(values: list[float]) -> dict[str, float]:
     }
 
 
-async def run_table_stack(args: argparse.Namespace, t: int, servers: list[Server]) -> dict:
+async def run_table_stack(
+    args: argparse.Namespace, tables: list[Seated], servers: list[Server]
+) -> dict:
     from games.presenter import socket_path
 
-    tables = seat_tables(t, f"{int(time.time())}{t}")
+    t = len(tables)
     origin_of = {s.port: f"http://127.0.0.1:{s.port}" for s in servers}
     stats = Stats()
     everyone: list[list[Player]] = []
@@ -405,9 +407,20 @@ def run_floor(args: argparse.Namespace, t: int) -> dict:
     run = FLOOR / "run.sh"
     if not run.exists():
         return {"stack": "floor", "T": t, "error": f"{run} not found"}
-    env = {**os.environ, "FLOOR_CLIENT_PY": sys.executable}
+    # The floor is its own Django project: none of this project's settings.
+    ours = ("DJANGO_SETTINGS_MODULE", "DATABASE_URL", "REDIS_URL")
+    env = {k: v for k, v in os.environ.items() if k not in ours}
+    env["FLOOR_CLIENT_PY"] = sys.executable
     done = subprocess.run(
-        ["bash", str(run), sys.executable, str(t), str(args.warmup), str(args.window), args.mode],
+        [
+            "bash",
+            str(run),
+            sys.executable,
+            str(t),
+            str(int(args.warmup)),
+            str(int(args.window)),
+            args.mode,
+        ],
         capture_output=True,
         text=True,
         env=env,
@@ -419,11 +432,20 @@ def run_floor(args: argparse.Namespace, t: int) -> dict:
     return json.loads(lines[-1])
 
 
+def floor_cpu_ms(floor: dict) -> str:
+    """The floor server's CPU per POST, from its CPU% and POST rate."""
+    rate, cpu = floor.get("posts_per_s"), (floor.get("cpu_pct") or {}).get("daphne")
+    return f"{10 * cpu / rate:.1f}" if rate and cpu is not None else "-"
+
+
 def ratio(ours: float, floor: float) -> str:
     return f"{ours / floor:.1f}x" if floor and floor == floor and ours == ours else "-"
 
 
 def main() -> None:
+    import logging
+
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tables", type=int, nargs="+", default=[1, 10])
     parser.add_argument("--processes", type=int, default=1)
@@ -452,9 +474,10 @@ def main() -> None:
     rows = []
     with tempfile.TemporaryDirectory() as scratch:
         for t in args.tables:
+            tables = seat_tables(t, f"{int(time.time())}{t}")
             servers = start_servers(args.processes, args.server, env, Path(scratch))
             try:
-                ours = asyncio.run(run_table_stack(args, t, servers))
+                ours = asyncio.run(run_table_stack(args, tables, servers))
             finally:
                 for server in servers:
                     server.process.terminate()
@@ -475,10 +498,12 @@ def main() -> None:
         frame = max(ours["frame_bytes_max"].get("play", 0), 0)
         answer = ours["answer_bytes_max"].get("play", 0)
         print(
-            f"| {ours['T']} | {ours['processes']} | {ours['all']['p50']} / {ours['all']['p99']} "
+            f"| {ours['T']} | {ours['processes']} | {ours['server']} "
+            f"| {ours['all']['p50']} / {ours['all']['p99']} "
             f"| {floor.get('p50_ms', '-')} / {floor.get('p99_ms', '-')} "
             f"| {ratio(ours['all']['p99'], floor.get('p99_ms', float('nan')))} "
-            f"| {ours['moves_per_s']} | {ours['cpu_ms_per_move']} | {ours['sql_per_move']} "
+            f"| {ours['moves_per_s']} | {ours['cpu_ms_per_move']} / {floor_cpu_ms(floor)} "
+            f"| {ours['sql_per_move']} "
             f"| {frame} / {answer} | {sum(ours['errors'].values())} | {ours['timeouts']} |"
         )
 

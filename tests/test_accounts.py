@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+
+from accounts.forms import SignUpForm
+from accounts.models import username_matches
 
 pytestmark = pytest.mark.django_db
 
@@ -140,3 +145,54 @@ def test_error_pages_render(client):
     response = client.get("/no/such/page/")
     assert response.status_code == 404
     assert "Not found" in response.content.decode()
+
+
+# -- case-insensitive look-ups use the unique index on LOWER(username) ------------------
+
+
+def _lookup_sql(lookup) -> list[str]:
+    with CaptureQueriesContext(connection) as queries:
+        lookup()
+    return [q["sql"] for q in queries.captured_queries if "accounts_user" in q["sql"]]
+
+
+@pytest.mark.parametrize(
+    "lookup",
+    [
+        pytest.param(lambda: User.objects.get_by_natural_key("ANNE"), id="log-in"),
+        pytest.param(
+            lambda: SignUpForm(
+                {"username": "ANNE", "password1": PASSWORD, "password2": PASSWORD}
+            ).is_valid(),
+            id="sign-up",
+        ),
+    ],
+)
+def test_username_lookups_compare_lower_to_lower_like_the_unique_index(lookup):
+    """The index is on LOWER("username"); iexact compiled to UPPER(..) on PostgreSQL."""
+    User.objects.create_user("Anne", password=PASSWORD)
+    (sql,) = [s for s in _lookup_sql(lookup) if "WHERE" in s]
+    where = sql.split("WHERE", 1)[1]
+    assert 'LOWER("accounts_user"."username")' in where
+    assert "UPPER(" not in where and "LIKE" not in where
+
+
+def test_username_lookup_finds_any_case_and_nothing_else():
+    anne = User.objects.create_user("Anne", password=PASSWORD)
+    User.objects.create_user("Annette", password=PASSWORD)
+    assert User.objects.get_by_natural_key("aNNe") == anne
+    with pytest.raises(User.DoesNotExist):
+        User.objects.get_by_natural_key("ann%")  # a LIKE wildcard is a plain character
+
+
+@pytest.mark.skipif(
+    connection.vendor != "postgresql",
+    reason="EXPLAIN of an index scan needs PostgreSQL (CI runs it)",
+)
+def test_username_lookup_uses_the_unique_index_on_postgresql():
+    User.objects.bulk_create(User(username=f"user{i}") for i in range(200))
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE accounts_user")
+        cursor.execute("SET enable_seqscan = off")  # a tiny table would otherwise be scanned
+    plan = User.objects.filter(username_matches("USER7")).explain()
+    assert "accounts_user_username_ci_unique" in plan

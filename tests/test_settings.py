@@ -79,3 +79,50 @@ def test_production_refuses_to_start_without_secret_key():
     )
     assert out.returncode != 0
     assert "SECRET_KEY must be set" in out.stderr
+
+
+CACHE_PROBE = (
+    "import json, django; from django.conf import settings; django.setup();"
+    "print(json.dumps({'cache': settings.CACHES['default'],"
+    " 'layer': settings.CHANNEL_LAYERS['default'].get('CONFIG', {}).get('hosts'),"
+    " 'sessions': settings.SESSION_ENGINE}))"
+)
+
+
+def run_probe(probe: str, **env: str) -> subprocess.CompletedProcess[str]:
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"DATABASE_URL", "REDIS_URL", "REDIS_CACHE_URL"}
+    }
+    base.update({"DJANGO_SETTINGS_MODULE": "config.settings", **env})
+    return subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, env=base, capture_output=True, text=True
+    )
+
+
+def test_cache_takes_the_redis_database_after_the_channel_layers():
+    out = run_probe(CACHE_PROBE, REDIS_URL="redis://127.0.0.1:6379/5")
+    assert out.returncode == 0, out.stderr
+    found = json.loads(out.stdout)
+    assert found["layer"][0]["address"] == "redis://127.0.0.1:6379/5"
+    assert found["cache"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
+    assert found["cache"]["LOCATION"] == "redis://127.0.0.1:6379/6"
+    # No number means database 0: the cache goes to 1.
+    out = run_probe(CACHE_PROBE, REDIS_URL="redis://:pw@redis:6379")
+    assert json.loads(out.stdout)["cache"]["LOCATION"] == "redis://:pw@redis:6379/1"
+
+
+def test_redis_cache_url_chooses_the_cache_database():
+    out = run_probe(
+        CACHE_PROBE, REDIS_URL="redis://127.0.0.1:6379/0", REDIS_CACHE_URL="redis://cache:6379/3"
+    )
+    assert json.loads(out.stdout)["cache"]["LOCATION"] == "redis://cache:6379/3"
+    unix = run_probe(CACHE_PROBE, REDIS_URL="unix:///run/redis.sock")
+    assert unix.returncode != 0
+    assert "set REDIS_CACHE_URL" in unix.stderr
+
+
+def test_sessions_are_cached_and_written_through_to_the_database():
+    found = json.loads(run_probe(CACHE_PROBE).stdout)
+    assert found["sessions"] == "django.contrib.sessions.backends.cached_db"

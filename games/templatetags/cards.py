@@ -8,8 +8,13 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+from typing import Any
+
 from django import template
-from django.utils.html import format_html
+from django.utils import translation
+from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
@@ -38,6 +43,25 @@ _KIND_SYMBOL = {
 }
 
 
+def per_language[F: Callable[..., Any]](func: F) -> F:
+    """Cache a pure function of a card per active language.
+
+    A table renders the same few dozen cards in every hand and trick, each time
+    through several gettext calls: the cards' words and markup are computed once
+    per language and card instead.
+    """
+
+    @functools.lru_cache(maxsize=4096)
+    def cached(language: str | None, *args: Any, **kwargs: Any) -> Any:
+        return func(*args, **kwargs)
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        return cached(translation.get_language(), *args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
 def suit_name(suit: str) -> str:
     return {
         "G": _("Green"),
@@ -59,6 +83,7 @@ def kind_name(kind: rules.Kind) -> str:
     }.get(kind, "")
 
 
+@per_language
 def card_name(code: str, as_: str = "") -> str:
     """A card's name in words: "Green 14", "Pirate", "Tigress (as pirate)"."""
     try:
@@ -77,6 +102,7 @@ def card_name(code: str, as_: str = "") -> str:
 
 
 @register.simple_tag
+@per_language
 def card(code: str, as_: str = "", size: str = "") -> SafeString:
     try:
         c = rules.card(code)
@@ -124,3 +150,45 @@ def card(code: str, as_: str = "", size: str = "") -> SafeString:
 @register.filter
 def cardname(code: str, as_: str = "") -> str:
     return card_name(code, as_)
+
+
+@per_language
+def hand_button(code: str, playable: bool, needs_choice: bool) -> SafeString:
+    """One card of a hand: a button of the hand's form (games/table.html#hand), or a
+    disabled tile. The Tigress opens a choice whose two buttons send "TIG:pirate" or
+    "TIG:escape". Nothing here depends on the table or its version, so each card's
+    markup is made once per language and reused by every hand that holds it.
+    """
+    face = card(code)
+    if not playable:
+        return format_html(
+            '<button type="button" class="card-button" disabled aria-label="{}">{}</button>',
+            _("%(name)s (not playable now)") % {"name": card_name(code)},
+            face,
+        )
+    if not needs_choice:
+        return format_html(
+            '<button type="submit" form="hand-form" name="card" value="{}"'
+            ' class="card-button card-button--playable" aria-label="{}">{}</button>',
+            code,
+            _("Play %(code)s") % {"code": code},
+            face,
+        )
+    choice = format_html_join(
+        "",
+        '<button type="submit" form="hand-form" name="card" value="{}:{}" class="button"'
+        ' aria-label="{}">{}</button>',
+        (
+            (code, rules.PIRATE, _("Play %(code)s as pirate") % {"code": code}, _("As pirate")),
+            (code, rules.ESCAPE, _("Play %(code)s as escape") % {"code": code}, _("As escape")),
+        ),
+    )
+    return format_html(
+        '<details class="tigress-choice" id="tigress-choice">'
+        '<summary role="button" class="card-button card-button--playable" aria-label="{}">{}'
+        '</summary><div class="tigress-choice__form"><p>{}</p>{}</div></details>',
+        _("Play %(code)s") % {"code": code},
+        face,
+        _("Pirate or escape?"),
+        choice,
+    )

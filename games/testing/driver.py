@@ -142,15 +142,17 @@ def options_of(state: GameState, seat: Seat) -> Options:
 
 
 _BID = re.compile(r'<button[^>]*\sname="value"\s+value="(\d+)"')
-_CARD = re.compile(r'<input[^>]*\sname="card"\s+value="([A-Z0-9]+)"')
+# A playable card's button (or hidden input) sends its code; the Tigress's two buttons
+# send "TIG:pirate" and "TIG:escape" (the chooser picks the choice itself).
+_CARD = re.compile(r'<(?:input|button)[^>]*\sname="card"\s+value="([A-Z0-9]+)(?::[a-z]+)?"')
 _HOST_FORM = re.compile(r'<form[^>]*\saction="[^"]*/(next-trick|next-round)/"')
 
 
 def options_from_page(html: str) -> Options:
     """What a table page (or its #table-content fragment) offers, from its forms.
 
-    Bid buttons (``name="value"``), the playable cards' forms (``name="card"``; a card
-    that is not playable has no form) and the host's "Next trick" / "Next round" forms.
+    Bid buttons (``name="value"``), the playable cards' buttons (``name="card"``; a
+    card that is not playable has none) and the host's "Next trick" / "Next round" forms.
     """
     hosts = set(_HOST_FORM.findall(html))
     return Options(

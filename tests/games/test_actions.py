@@ -137,7 +137,7 @@ def test_host_leaving_before_start_cancels_the_table() -> None:
 
 def test_r11_leave_during_game_cancels_it_for_everyone() -> None:
     table, users = started_table(3, seed=5)
-    left = actions.leave_table(users[2], table.pk)
+    left = actions.leave_table(users[2], table.pk, confirmed=True)
     assert left.status == Table.Status.CANCELLED
     assert left.cancelled_by == users[2]
     assert left.version == table.version + 1

@@ -266,7 +266,7 @@ async def test_cancelled_game_still_shows_its_final_state() -> None:
     game = await db(make_game)(("anne", "bert"))
     sock = await open_socket(game.table.pk, game.cookies[0])
     await drain(sock)
-    await db(actions.leave_table)(game.users[1], game.table.pk)
+    await db(actions.leave_table)(game.users[1], game.table.pk, confirmed=True)
     frames = await drain(sock, first_timeout=1)
     assert "cancelled" in frames[-1]
     await sock.disconnect()

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from games import presence
 from tests.support import websocket
 from tests.support.servers import (
     HOST,
@@ -245,8 +246,8 @@ async def test_sigterm_closes_sockets_with_1012_and_releases_presence(cluster: C
     seat_id = cluster.game["seat_ids"][0]
     ws = await open_socket(cluster, 0, 0)
     await drain(ws)
-    query = "SELECT connections FROM games_seat WHERE id = %s"
-    assert db_value(cluster.database_url, query, seat_id) == 1
+    # Presence lives in the shared cache (Redis), which this process reads too.
+    assert await asyncio.to_thread(presence.open_sockets, seat_id) == 1
 
     proc = cluster.procs[0]
     proc.send_signal(signal.SIGTERM)
@@ -256,7 +257,7 @@ async def test_sigterm_closes_sockets_with_1012_and_releases_presence(cluster: C
     await asyncio.to_thread(proc.wait, 10)
     assert proc.returncode == 0
     # The consumer ran its disconnect before the process stopped.
-    assert db_value(cluster.database_url, query, seat_id) == 0
+    assert await asyncio.to_thread(presence.open_sockets, seat_id) == 0
     # The other process keeps serving: a browser reconnects there and gets a snapshot.
     again = await open_socket(cluster, 1, 0)
     assert f'data-version="{game["version"] + 1}"' in (await drain(again))[0]

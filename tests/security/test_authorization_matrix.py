@@ -113,7 +113,7 @@ def build_table(state: str, users: dict[str, Any]) -> Table:
         if state == "finished":
             Table.objects.filter(pk=table.pk).update(status=Table.Status.FINISHED)
     elif state == "cancelled":
-        table = actions.leave_table(seated, table.pk)
+        table = actions.leave_table(seated, table.pk, confirmed=True)
     table = fresh(table)
     status = {"finished": "finished", "cancelled": "cancelled", "waiting": "waiting"}
     assert table.status == status.get(state, "playing")

@@ -10,6 +10,7 @@ import base64
 import contextlib
 import os
 import socket
+import ssl
 import struct
 import time
 from dataclasses import dataclass
@@ -140,10 +141,20 @@ class WebSocket:
 
 
 def connect(
-    host: str, port: int, path: str, headers: dict[str, str] | None = None, timeout: float = 5
+    host: str,
+    port: int,
+    path: str,
+    headers: dict[str, str] | None = None,
+    timeout: float = 5,
+    ssl_context: ssl.SSLContext | None = None,
 ) -> WebSocket:
-    """Open a websocket to ``ws://host:port/path``; HandshakeRefused unless answered 101."""
+    """Open a websocket to ``ws://host:port/path`` (``wss://`` with ``ssl_context``).
+
+    HandshakeRefused unless answered 101.
+    """
     sock = socket.create_connection((host, port), timeout=timeout)
+    if ssl_context is not None:
+        sock = ssl_context.wrap_socket(sock, server_hostname=host)
     key = base64.b64encode(os.urandom(16)).decode()
     lines = [
         f"GET {path} HTTP/1.1",

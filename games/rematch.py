@@ -1,0 +1,77 @@
+"""What the game-over controls show about a rematch, for one seated viewer.
+
+The table page's presenter calls `rematch_context` once; templates/games/_rematch.html
+renders it. Proposing, accepting and declining are actions (games.actions), so
+each bumps the table version and the usual push re-renders every player's page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.urls import reverse
+
+from .models import Rematch, Seat, Table
+
+
+@dataclass(frozen=True)
+class RematchAnswer:
+    name: str
+    accepted: bool
+    is_you: bool
+
+
+@dataclass(frozen=True)
+class RematchView:
+    """Everything _rematch.html needs; ``rematch_id`` is what accept/decline forms post."""
+
+    can_propose: bool
+    rematch_id: int | None = None
+    proposed_by: str = ""
+    answers: list[RematchAnswer] = field(default_factory=list)
+    you_accepted: bool = False
+    declined_by: str = ""  # the last proposal was declined by this player
+    new_table_url: str = ""  # everyone accepted: the new table (waiting for the host)
+    replay_url: str = ""
+    scores_csv_url: str = ""
+    record_url: str = ""
+
+
+def rematch_context(table: Table, me: Seat, seats: list[Seat]) -> RematchView | None:
+    """None unless the game is finished (no query then: in-game pages cost nothing more).
+
+    ``seats`` are the table's seats with their users (as the presenter has them).
+    At most two queries: the latest proposal (with who proposed and declined), its yeses.
+    """
+    if table.status != Table.Status.FINISHED:
+        return None
+    links = {
+        "replay_url": reverse("replay", args=[table.pk]),
+        "scores_csv_url": reverse("export_scores", args=[table.pk]),
+        "record_url": reverse("export_record", args=[table.pk]),
+    }
+    latest = (
+        Rematch.objects.filter(table=table)
+        .select_related("proposed_by", "declined_by")
+        .order_by("-created_at", "-pk")
+        .first()
+    )
+    if latest is None:
+        return RematchView(can_propose=True, **links)
+    if latest.status == Rematch.Status.DECLINED:
+        declined_by = latest.declined_by.username if latest.declined_by else ""
+        return RematchView(can_propose=True, declined_by=declined_by, **links)
+    accepted = set(latest.acceptances.values_list("seat_id", flat=True))
+    answers = [
+        RematchAnswer(seat.user.username, seat.pk in accepted, seat.pk == me.pk) for seat in seats
+    ]
+    new_table_url = reverse("table", args=[latest.new_table_id]) if latest.new_table_id else ""
+    return RematchView(
+        can_propose=False,
+        rematch_id=latest.pk,
+        proposed_by=latest.proposed_by.username,
+        answers=answers,
+        you_accepted=me.pk in accepted,
+        new_table_url=new_table_url,
+        **links,
+    )

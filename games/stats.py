@@ -1,0 +1,90 @@
+"""A player's statistics over their FINISHED games, in two queries whatever their number.
+
+Games in progress (and cancelled ones) count for nothing here: their rounds are
+not all played, and a game in progress must not leak anything (R4).
+
+- games: finished games they sat at;
+- wins: games where their final total is the highest, ties included (R10: a shared
+  victory is a win for each);
+- average score: their mean final total;
+- exact-bid rate: rounds where tricks won == bid, over all their rounds;
+- zero-bid success rate: rounds bid 0 and won 0, over their rounds bid 0;
+- best round: their highest round total (R9).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Avg, Count, F, Max, OuterRef, Q, Subquery
+
+from . import rules
+from .models import RoundScore, Table
+
+
+@dataclass(frozen=True)
+class PlayerStats:
+    games: int
+    wins: int
+    average_score: float | None  # None: no finished game yet
+    rounds: int
+    exact_bids: int
+    zero_bids: int
+    zero_bids_made: int
+    best_round: int | None
+
+    @property
+    def exact_bid_rate(self) -> float | None:
+        return self.exact_bids / self.rounds if self.rounds else None
+
+    @property
+    def zero_bid_rate(self) -> float | None:
+        return self.zero_bids_made / self.zero_bids if self.zero_bids else None
+
+    # For display: whole percents.
+    @property
+    def exact_bid_percent(self) -> int | None:
+        rate = self.exact_bid_rate
+        return None if rate is None else round(100 * rate)
+
+    @property
+    def zero_bid_percent(self) -> int | None:
+        rate = self.zero_bid_rate
+        return None if rate is None else round(100 * rate)
+
+
+def player_stats(user: Any) -> PlayerStats:
+    """Two aggregate queries: one over their final scores, one over all their rounds."""
+    theirs = RoundScore.objects.filter(seat__user=user, round__table__status=Table.Status.FINISHED)
+    best_at_table = (
+        RoundScore.objects.filter(round_id=OuterRef("round_id"))
+        .order_by("-running_total")
+        .values("running_total")[:1]
+    )
+    finals = (
+        theirs.filter(round__number=rules.ROUNDS)
+        .annotate(best=Subquery(best_at_table))
+        .aggregate(
+            games=Count("pk"),
+            wins=Count("pk", filter=Q(running_total=F("best"))),
+            average=Avg("running_total"),
+        )
+    )
+    rounds = theirs.aggregate(
+        rounds=Count("pk"),
+        exact=Count("pk", filter=Q(won=F("bid"))),
+        zero=Count("pk", filter=Q(bid=0)),
+        zero_made=Count("pk", filter=Q(bid=0, won=0)),
+        best=Max("total"),
+    )
+    return PlayerStats(
+        games=finals["games"],
+        wins=finals["wins"],
+        average_score=float(finals["average"]) if finals["average"] is not None else None,
+        rounds=rounds["rounds"],
+        exact_bids=rounds["exact"],
+        zero_bids=rounds["zero"],
+        zero_bids_made=rounds["zero_made"],
+        best_round=rounds["best"],
+    )

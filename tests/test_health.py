@@ -1,0 +1,103 @@
+"""/healthz: 200 when the database and the channel layer answer, 503 naming what did not.
+
+Redis is stopped for real: a private redis-server on a free port
+(tests.support.redis_server), which the channel layer is pointed at.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.db import OperationalError
+
+from config import health
+from tests.support.redis_server import RedisServer, require_redis_server
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
+    require_redis_server()
+    server = RedisServer(tmp_path)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def redis_layer(url: str) -> dict:
+    return {
+        "default": {
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "CONFIG": {"hosts": [{"address": url}]},
+        }
+    }
+
+
+def test_healthz_is_200_for_anyone_with_one_query(client, django_assert_num_queries) -> None:
+    # No login (a load balancer has none), no session read: one SELECT 1.
+    with django_assert_num_queries(1):
+        response = client.get("/healthz")
+    assert response.status_code == 200
+    assert response.json() == {
+        "status": "ok",
+        "failed": [],
+        "checks": {"database": "ok", "channel_layer": "ok"},
+    }
+    assert "no-cache" in response["Cache-Control"]
+
+
+def test_healthz_is_503_naming_the_channel_layer_while_redis_is_down_then_200(
+    client, settings, redis_server: RedisServer
+) -> None:
+    settings.CHANNEL_LAYERS = redis_layer(redis_server.url(5))
+    assert client.get("/healthz").status_code == 200
+
+    redis_server.stop()
+    started = time.monotonic()
+    response = client.get("/healthz")
+    assert time.monotonic() - started < 3, "a dead Redis must not hang the check"
+    assert response.status_code == 503
+    body = json.loads(response.content)
+    assert body["status"] == "unavailable"
+    assert body["failed"] == ["channel_layer"]
+    assert body["checks"]["database"] == "ok"
+    assert body["checks"]["channel_layer"] == "ConnectionError"
+
+    redis_server.start()  # the same port again
+    response = client.get("/healthz")
+    assert response.status_code == 200, response.content
+    assert response.json()["failed"] == []
+
+
+def test_healthz_is_503_naming_the_database_without_its_details(client, monkeypatch) -> None:
+    def unreachable() -> None:
+        raise OperationalError('connection to server at "10.1.2.3", port 5432 failed')
+
+    monkeypatch.setitem(health.CHECKS, "database", unreachable)
+    response = client.get("/healthz")
+    assert response.status_code == 503
+    assert response.json()["failed"] == ["database"]
+    assert response.json()["checks"]["database"] == "OperationalError"
+    assert b"10.1.2.3" not in response.content  # a public page: host names stay in the log
+
+
+def test_healthz_is_not_redirected_to_https(client, settings) -> None:
+    # Health checks reach each process directly over plain HTTP, past the proxy.
+    settings.SECURE_SSL_REDIRECT = True
+    assert client.get("/rules/").status_code == 301
+    assert client.get("/healthz").status_code == 200
+
+
+def test_redis_addresses_of_the_layer_settings() -> None:
+    layer = redis_layer("redis://h:1/2")["default"]
+    assert health.redis_addresses(layer) == ["redis://h:1/2"]
+    layer["CONFIG"]["hosts"] = ["redis://h:1/3"]
+    assert health.redis_addresses(layer) == ["redis://h:1/3"]
+    assert health.redis_addresses({"BACKEND": "channels.layers.InMemoryChannelLayer"}) == []
