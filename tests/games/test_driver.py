@@ -152,7 +152,9 @@ def test_a_game_over_http_from_the_pages_is_the_game_of_the_action_driver(
         plays = Play.objects.filter(round__table=t).order_by("pk")
         return (
             list(bids.values_list("round__number", "seat__position", "value")),
-            list(plays.values_list("round__number", "trick__number", "order", "card", "tigress_as")),
+            list(
+                plays.values_list("round__number", "trick__number", "order", "card", "tigress_as")
+            ),
         )
 
     assert moves > 20
