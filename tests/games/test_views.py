@@ -290,13 +290,13 @@ def test_hand_rendered_only_for_the_viewer_r8_ghost_hand_never():
 
 
 def test_full_game_pages_never_show_hidden_cards():
-    """Random 2-player ghost game: at every step, nobody's page shows another hand."""
+    """A complete random 2-player ghost game: at every step, nobody's page shows another hand."""
     table, users = started_table(2, ghost=True, seed=21)
     clients = {user.pk: client_for(user) for user in users}
     rng = random.Random(21)
     current: Table | None = table
     steps = 0
-    while current is not None and steps < 60:
+    while current is not None:
         state = load_state(fresh(table))
         played = {p.card for p in state.plays}
         for user in users:
@@ -313,6 +313,10 @@ def test_full_game_pages_never_show_hidden_cards():
             assert not leaked, leaked
         current = random_move(current, rng)
         steps += 1
+    # The whole game was seen: ten rounds (R2), 55 tricks, finished (R10).
+    table = fresh(table)
+    assert table.status == Table.Status.FINISHED and table.round_number == 10
+    assert steps > 55 * 3
 
 
 def test_r4_bids_hidden_until_all_in_only_who_has_bid():
