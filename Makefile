@@ -30,10 +30,12 @@ browser-deps:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 # Two pytest runs: sync Playwright and the async consumer tests clash in one process.
-# The first runs on every core (pytest-xdist; tests that share a module's committed
-# games carry an xdist_group mark and stay on one worker). PYTEST_WORKERS=0: one process.
+# The first runs on every core (pytest-xdist). Each test module runs whole on one
+# worker (--dist loadscope), so a module's committed games are built once.
+# (--dist loadgroup would be finer, but xdist 3.8's groups do nothing under pytest 9.)
+# PYTEST_WORKERS=0: one process.
 PYTEST_WORKERS ?= auto
-XDIST = -n $(PYTEST_WORKERS) --dist loadgroup
+XDIST = -n $(PYTEST_WORKERS) --dist loadscope
 
 test: install browser-deps
 	$(BIN)/ruff check .

@@ -7,8 +7,8 @@ against the engine. The tests below then check the command's report, the rows (R
 the ghost's R8) and the finished game's page from that one game.
 
 The games are committed once per configuration (a module-scoped fixture, parametrised:
-pytest runs a configuration's tests together) and kept on one pytest-xdist worker
-(group "complete_games"); each test's own changes are rolled back.
+pytest runs a configuration's tests together); ``make test`` keeps a module on one
+pytest-xdist worker (``--dist loadscope``); each test's own changes are rolled back.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from games.models import Bid, HandCard, Play, Round, RoundScore, Table, Trick
 
 from .helpers import assert_refused
 
-pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("complete_games")]
+pytestmark = pytest.mark.django_db
 
 # name: (players, ghost option, seed of the command)
 CONFIGS = {

@@ -37,8 +37,8 @@ from games.testing.factories import make_user, seated_table
 from tests.games.helpers import ACTION_URL_NAMES, snapshot
 from tests.support.examples import examples
 
-# One worker builds the module's tables once (pytest-xdist --dist loadgroup).
-pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("bad_input")]
+# One worker runs the whole module (pytest-xdist --dist loadscope): its tables are built once.
+pytestmark = pytest.mark.django_db
 
 User = get_user_model()
 ACTIONS = ACTION_URL_NAMES
