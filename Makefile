@@ -30,12 +30,26 @@ browser-deps:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 # Two pytest runs: sync Playwright and the async consumer tests clash in one process.
+# The first runs on every core (pytest-xdist). Each test module runs whole on one
+# worker (--dist loadscope), so a module's committed games are built once.
+# (--dist loadgroup would be finer, but xdist 3.8's groups do nothing under pytest 9.)
+# PYTEST_WORKERS=0: one process.
+PYTEST_WORKERS ?= auto
+XDIST = -n $(PYTEST_WORKERS) --dist loadscope
+
 test: install browser-deps
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy --strict games/rules
-	$(BIN)/python -m pytest -m "not browser and not deploy"
+	$(BIN)/python -m pytest $(XDIST) -m "not browser and not deploy and not thorough"
 	$(BIN)/python -m pytest -m browser -p no:asyncio
+
+# CI's thorough pass, on top of `make test`: every property with its full example
+# count (HYPOTHESIS_PROFILE=thorough) and the long complete games (marked thorough).
+.PHONY: test-thorough
+test-thorough: install
+	HYPOTHESIS_PROFILE=thorough $(BIN)/python -m pytest $(XDIST) \
+	  -m "(thorough or hypothesis) and not browser and not deploy"
 
 lint: install
 	$(BIN)/ruff check .

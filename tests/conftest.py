@@ -1,17 +1,59 @@
-import pytest
+"""Project-wide test set-up: Hypothesis profiles, per-process Redis names, CI strictness.
 
-from tests.support.cache import clear_own_cache_keys, own_cache_prefix
+- Hypothesis: ``HYPOTHESIS_PROFILE=thorough`` runs every property with today's full
+  example counts (CI does); the default profile runs a tenth of them (see
+  ``tests.support.examples``).
+- pytest-xdist: each worker gets its own database (pytest-django appends ``_gw<n>``
+  to the test database's name), its own cache key prefix (tests.support.cache: one
+  per process) and, with REDIS_URL, its own channel-layer prefix, so that tables with
+  the same id in two workers' databases never share a channel group.
+- ``CI=true``: a skip is a failure. A test that cannot find its service or binary
+  (PostgreSQL, Redis, redis-server, chromium) must not pass silently in CI;
+  locally it is skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.conf import settings as django_settings
+from django.test import override_settings
+from hypothesis import settings as hypothesis_settings
+
+from tests.support.cache import PREFIX, clear_own_cache_keys, own_cache_prefix
+
+CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+hypothesis_settings.register_profile("default", deadline=None)
+hypothesis_settings.register_profile("thorough", deadline=None, derandomize=CI)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
 @pytest.fixture(autouse=True, scope="session")
-def _own_cache_keys():
+def _own_cache_keys() -> Iterator[None]:
     # The cache may be a shared Redis database: this run's keys carry a prefix of their own.
     with own_cache_prefix():
         yield
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _own_channel_names() -> Iterator[None]:
+    """With Redis as the channel layer: this process's own prefix for channels and groups."""
+    layer = django_settings.CHANNEL_LAYERS["default"]
+    if "redis" not in layer["BACKEND"]:
+        yield
+        return
+    config = {**layer.get("CONFIG", {}), "prefix": PREFIX}
+    # override_settings resets Channels' layer manager (its setting_changed handler).
+    with override_settings(CHANNEL_LAYERS={"default": {**layer, "CONFIG": config}}):
+        yield
+
+
 @pytest.fixture(autouse=True)
-def _django_test_environment(settings):
+def _django_test_environment(settings: Any) -> Iterator[None]:
     # Hashing passwords with PBKDF2's real cost dominates tests that create
     # users; the hasher is not what they test.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
@@ -20,3 +62,13 @@ def _django_test_environment(settings):
     clear_own_cache_keys()
     yield
     clear_own_cache_keys()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    if CI and report.skipped and not hasattr(report, "wasxfail"):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
+        report.outcome = "failed"
+        report.longrepr = f"skipped under CI=true, where every service must be there: {reason}"
+    return report

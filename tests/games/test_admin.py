@@ -46,11 +46,12 @@ def test_changelists_and_change_pages_render(staff_client: Any) -> None:
         obj = model.objects.first()
         response = staff_client.get(reverse("admin:{}_{}_change".format(*info), args=[obj.pk]))
         assert response.status_code == 200, model
+    # The search finds the table by a player's name, and only that table.
+    other, _ = seated_table(2, prefix="other")
     listing = staff_client.get(reverse("admin:games_table_changelist"), {"q": users[1].username})
-    assert (
-        f"Table #{table.pk}" in listing.content.decode()
-        or str(table.pk) in listing.content.decode()
-    )
+    assert [t.pk for t in listing.context["cl"].result_list] == [table.pk]
+    assert f"Table #{table.pk}" in listing.content.decode()
+    assert f"Table #{other.pk}" not in listing.content.decode()
 
 
 @pytest.mark.parametrize("model", [HandCard, Bid, Play, Trick, RoundScore, Round, Seat])

@@ -17,6 +17,8 @@ from unittest import mock
 
 import pytest
 from django.db import models
+from django.test import Client
+from django.urls import reverse
 
 from games import broadcast, presenter, rules
 from games.models import Bid, HandCard, Play, Table
@@ -216,13 +218,23 @@ def test_r4_and_hands_stay_hidden_over_a_whole_game(
 
 
 def test_r8_ghost_pile_is_face_down_for_both_humans() -> None:
+    """Neither human's page nor table context shows the ghost's card (R8: face down)."""
     table, users = started_table(2, ghost=True, seed=5)
     pile = HandCard.objects.filter(round__table=table, seat__isnull=True)
     assert pile.count() == 1
+    ghost_card = pile.get().card
     secrets = Secrets.of(table)
     for user in users:
-        codes, _, _ = secrets.hidden_from(user)
-        assert pile.get().card in codes  # the helper treats the ghost's pile as secret
+        client = Client()
+        client.force_login(user)
+        response = client.get(reverse("table", args=[table.pk]))
+        assert response.status_code == 200
+        html = response.content.decode()
+        assert 'data-card="' in html  # the page shows the user's own hand...
+        assert f'data-card="{ghost_card}' not in html  # ...and never the ghost's card
+        assert f"Play {ghost_card}" not in html and f'value="{ghost_card}' not in html
+        # Nor does anything the page is rendered from (the ghost's pile is a secret).
+        check_context(presenter.table_context, table, user, True, f"{user}'s context", secrets)
 
 
 def test_r4_bids_in_the_state_are_revealed_only_when_all_are_in() -> None:

@@ -6,11 +6,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth import get_user_model
-from django.test import Client
-
-from games import actions, presence
+from games import presence
 from games.models import HandCard, Seat, Table
+from games.testing.factories import make_user, seated_table, session_cookie, started_table
 
 ORIGIN = b"http://testserver"
 REGION_IDS = ("status", "seats", "trick", "hand", "controls", "scores", "chat-log")
@@ -25,20 +23,6 @@ class Game:
     cookies: list[str]  # "sessionid=..." per user, same order
 
 
-def make_user(name: str) -> Any:
-    # No password hash: hashing is slow and force_login does not need one.
-    user = get_user_model()(username=name)
-    user.set_unusable_password()
-    user.save()
-    return user
-
-
-def session_cookie(user: Any) -> str:
-    client = Client()
-    client.force_login(user)
-    return f"sessionid={client.cookies['sessionid'].value}"
-
-
 def headers(cookie: str | None = None, origin: bytes = ORIGIN) -> list[tuple[bytes, bytes]]:
     result = [(b"origin", origin), (b"host", b"testserver")]
     if cookie:
@@ -47,14 +31,10 @@ def headers(cookie: str | None = None, origin: bytes = ORIGIN) -> list[tuple[byt
 
 
 def make_game(names: tuple[str, ...] = ("anne", "bert", "cleo"), *, start: bool = True) -> Game:
+    """Users called ``names`` at a table of the first (no ghost, random deck), started."""
     users = [make_user(name) for name in names]
-    table = actions.create_table(users[0], ghost=False)
-    for user in users[1:]:
-        actions.join_table(user, table.invite_token)
-    table.refresh_from_db()
-    if start:
-        table = actions.start_game(users[0], table.pk, table.version)
-    table.refresh_from_db()
+    build = started_table if start else seated_table
+    table, users = build(users, ghost=False, seed=None)
     return Game(table, users, [session_cookie(u) for u in users])
 
 

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from games import rules
 from games.rules import Card, Kind, Play
+from tests.support.examples import examples
 
 NUMBERED = [c for c in rules.DECK if c.kind is Kind.NUMBER]
 SPECIALS = [c for c in rules.DECK if c.kind is not Kind.NUMBER]
@@ -304,14 +305,14 @@ def check_unplayable(hand: list[Card], trick: list[Play]) -> None:
 # --- properties ------------------------------------------------------------------------
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500))
 @given(plays())
 def test_r6_r7_r9_resolve_trick_matches_the_reference(trick: list[Play]) -> None:
     r = rules.resolve_trick(trick)
     assert (r.winner, r.next_leader, r.bonus, r.destroyed_by) == ref_resolve(trick)
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000))
 @given(plays())
 def test_r6_r7_r9_explain_trick_agrees_with_resolve_trick_and_the_reference(
     trick: list[Play],
@@ -319,7 +320,7 @@ def test_r6_r7_r9_explain_trick_agrees_with_resolve_trick_and_the_reference(
     check_explanation(trick, rules.explain_trick(trick))
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500))
 @given(plays())
 def test_r6_r7_winning_so_far_explains_every_prefix_as_resolve_trick_decides_it(
     trick: list[Play],
@@ -331,7 +332,7 @@ def test_r6_r7_winning_so_far_explains_every_prefix_as_resolve_trick_decides_it(
         check_explanation(trick[:k], ex)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500))
 @given(plays(min_size=0, max_size=8))
 def test_r5_lead_state_matches_lead_suit_and_the_reference(trick: list[Play]) -> None:
     state = rules.lead_state(trick)
@@ -342,7 +343,7 @@ def test_r5_lead_state_matches_lead_suit_and_the_reference(trick: list[Play]) ->
         assert all(role(p) == "escape" for p in trick[: state.card.position])
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600))
 @given(hand_and_trick())
 def test_r5_every_unplayable_card_has_a_reason_and_no_playable_card_has_one(
     case: tuple[list[Card], list[Play]],
@@ -350,7 +351,7 @@ def test_r5_every_unplayable_card_has_a_reason_and_no_playable_card_has_one(
     check_unplayable(*case)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500))
 @given(plays())
 def test_r6_r7_exactly_one_winner_or_destroyed(trick: list[Play]) -> None:
     r = rules.resolve_trick(trick)
@@ -365,13 +366,13 @@ def test_r6_r7_exactly_one_winner_or_destroyed(trick: list[Play]) -> None:
         assert r.bonus >= 0
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300))
 @given(plays())
 def test_r6_r7_next_leader_played_in_the_trick(trick: list[Play]) -> None:
     assert 0 <= rules.resolve_trick(trick).next_leader < len(trick)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500))
 @given(plays())
 def test_r7_destroyed_only_with_a_creature_played_last_among_creatures(trick: list[Play]) -> None:
     r = rules.resolve_trick(trick)
@@ -384,13 +385,13 @@ def test_r7_destroyed_only_with_a_creature_played_last_among_creatures(trick: li
         assert all(p.card.rank is None for p in trick)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500))
 @given(plays(min_size=0, max_size=8))
 def test_r5_lead_suit_matches_the_reference(trick: list[Play]) -> None:
     assert rules.lead_suit(trick) == ref_lead_suit(trick)
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600))
 @given(hand_and_trick())
 def test_r5_legal_cards_never_empty_and_a_subset_of_the_hand(
     case: tuple[list[Card], list[Play]],
@@ -403,7 +404,7 @@ def test_r5_legal_cards_never_empty_and_a_subset_of_the_hand(
     assert {c for c in hand if c.kind is not Kind.NUMBER} <= legal
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600))
 @given(hand_and_trick())
 def test_r5_following_is_forced_exactly_when_r5_says(
     case: tuple[list[Card], list[Play]],
@@ -419,7 +420,7 @@ def test_r5_following_is_forced_exactly_when_r5_says(
         assert legal != set(hand) or all(c.suit in (None, lead) for c in hand)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300))
 @given(
     st.integers(min_value=0, max_value=2**64),
     st.integers(min_value=1, max_value=10),
@@ -437,7 +438,7 @@ def test_r2_deal_properties(seed: int, round_number: int, humans: int, ghost: bo
     assert d == rules.deal(seed, round_number, humans, ghost)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500))
 @given(st.integers(1, 10).flatmap(lambda c: st.tuples(
     st.integers(0, c), st.integers(0, c), st.just(c), st.integers(0, 200))))  # fmt: skip
 def test_r9_score_round_properties(case: tuple[int, int, int, int]) -> None:

@@ -15,7 +15,9 @@ depends on the status and phase).
 from __future__ import annotations
 
 import math
+import random
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -32,6 +34,8 @@ from games.models import (
     Table,
 )
 from games.state import load_state
+from games.testing.driver import at_phase, play_until
+from games.testing.factories import make_user, session_cookie
 from tests.games.helpers import snapshot
 
 User = get_user_model()
@@ -68,43 +72,13 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 # ---------------------------------------------------------------------------
 
 
-def make_user(name: str, **extra: Any) -> Any:
-    user = User(username=name, **extra)
-    user.set_unusable_password()
-    user.save()
-    return user
-
-
 def fresh(table: Table) -> Table:
     return Table.objects.get(pk=table.pk)
 
 
-def _move(table: Table) -> Table:
-    """One legal move (lowest legal card, bid 0); the host moves the table on."""
-    state = load_state(table)
-    host = User.objects.get(pk=table.host_id)
-    if table.phase == Table.Phase.BIDDING:
-        seat = next(s for s in state.seats if s.pk not in state.bids)
-        return actions.place_bid(seat.user, table.pk, table.version, 0)
-    if table.phase == Table.Phase.PLAYING:
-        seat = state.seat_to_play()
-        assert seat is not None
-        code = min(state.legal_cards(seat), key=lambda c: rules.card(c).index)
-        tigress = rules.ESCAPE if rules.needs_choice(rules.card(code)) else ""
-        return actions.play_card(seat.user, table.pk, table.version, code, tigress)
-    if table.phase == Table.Phase.TRICK_DONE:
-        return actions.next_trick(host, table.pk, table.version)
-    if table.phase == Table.Phase.ROUND_DONE:
-        return actions.next_round(host, table.pk, table.version)
-    raise AssertionError(table.phase)
-
-
 def _until(table: Table, phase: str) -> Table:
-    for _ in range(500):
-        if table.phase == phase:
-            return table
-        table = _move(table)
-    raise AssertionError(f"never reached {phase}")
+    """Random legal moves (the suite's driver, a fixed seed) until the table is in ``phase``."""
+    return play_until(table, random.Random(7), at_phase(phase), limit=500)
 
 
 def make_users(prefix: str = "") -> dict[str, Any]:
@@ -153,16 +127,16 @@ def build(state: str) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def world(django_db_setup: Any, django_db_blocker: Any) -> Any:
+def world(django_db_setup: Any, django_db_blocker: Any) -> Iterator[dict[str, Any]]:
     """Every state's table, built once (committed); each test's changes are rolled back."""
     with django_db_blocker.unblock():
         users = make_users()
-        actions.create_table(users["stranger"], ghost=True)
+        own = actions.create_table(users["stranger"], ghost=True)
         tables = {state: build_table(state, users) for state in STATES}
         try:
             yield {"tables": tables, "users": users}
         finally:
-            Table.objects.all().delete()
+            Table.objects.filter(pk__in=[own.pk, *(t.pk for t in tables.values())]).delete()
             User.objects.filter(pk__in=[u.pk for u in users.values() if u]).delete()
 
 
@@ -573,12 +547,6 @@ WS_EXPECTED = {
 }
 
 
-def _cookie(user: Any) -> str:
-    client = Client()
-    client.force_login(user)
-    return f"sessionid={client.cookies['sessionid'].value}"
-
-
 async def _open(path: str, cookie: str | None) -> WebsocketCommunicator:
     headers = [(b"origin", b"http://testserver"), (b"host", b"testserver")]
     if cookie:
@@ -604,7 +572,7 @@ async def test_websocket_matrix(role: str, state: str) -> None:
     await get_channel_layer().flush()
     built = await sync_to_async(build)(state)
     table, user = built["table"], built["users"][role]
-    cookie = None if user is None else await sync_to_async(_cookie)(user)
+    cookie = None if user is None else await sync_to_async(session_cookie)(user)
     before = await sync_to_async(snapshot)()
     comm = await _open(f"/ws/tables/{table.pk}/", cookie)
     try:
@@ -634,7 +602,7 @@ async def test_websocket_to_a_missing_table_and_from_a_foreign_origin() -> None:
 
     built = await sync_to_async(build)("playing")
     table, host = built["table"], built["users"]["host"]
-    cookie = await sync_to_async(_cookie)(host)
+    cookie = await sync_to_async(session_cookie)(host)
     comm = await _open("/ws/tables/999999999/", cookie)
     assert await comm.receive_output(timeout=5) == {"type": "websocket.close", "code": 4404}
     await comm.disconnect()

@@ -14,11 +14,14 @@ several phases. Every answer must be:
 
 from __future__ import annotations
 
+import random
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.sessions.models import Session
 from django.test import Client
 from django.urls import reverse
 from hypothesis import HealthCheck, given, settings
@@ -29,8 +32,12 @@ from games.models import (
     Table,
 )
 from games.state import load_state
+from games.testing.driver import at_phase, play_until, random_move
+from games.testing.factories import make_user, seated_table
 from tests.games.helpers import ACTION_URL_NAMES, snapshot
+from tests.support.examples import examples
 
+# One worker runs the whole module (pytest-xdist --dist loadscope): its tables are built once.
 pytestmark = pytest.mark.django_db
 
 User = get_user_model()
@@ -39,60 +46,50 @@ FIELDS = ("version", "value", "card", "tigress_as", "text", "confirm", "ghost", 
 CARD_CODES = [str(c) for c in rules.DECK]
 
 
-def make_user(name: str) -> Any:
-    user = User(username=name)
-    user.set_unusable_password()
-    user.save()
-    return user
+def _advance(table: Table, until: str, rng: random.Random) -> Table:
+    return play_until(table, rng, at_phase(until), limit=300)
 
 
-def _advance(table: Table, until: str) -> Table:
-    for _ in range(300):
-        if table.phase == until:
-            return table
-        state = load_state(table)
-        host = User.objects.get(pk=table.host_id)
-        if table.phase == Table.Phase.BIDDING:
-            seat = next(s for s in state.seats if s.pk not in state.bids)
-            table = actions.place_bid(seat.user, table.pk, table.version, 1)
-        elif table.phase == Table.Phase.PLAYING:
-            seat = state.seat_to_play()
-            code = min(state.legal_cards(seat), key=lambda c: rules.card(c).index)
-            tig = rules.PIRATE if rules.needs_choice(rules.card(code)) else ""
-            table = actions.play_card(seat.user, table.pk, table.version, code, tig)
-        elif table.phase == Table.Phase.TRICK_DONE:
-            table = actions.next_trick(host, table.pk, table.version)
-        else:
-            table = actions.next_round(host, table.pk, table.version)
-    raise AssertionError(until)
+@pytest.fixture(scope="module")
+def world(django_db_setup: Any, django_db_blocker: Any) -> Iterator[dict[str, Any]]:
+    """A waiting table, one bidding, one mid-trick (round 2), one between tricks; 3 players.
+
+    Built once for the module and committed (with the players' sessions); each test's
+    own changes are rolled back with its transaction.
+    """
+    rng = random.Random(5)
+    with django_db_blocker.unblock():
+        users = [make_user(n) for n in ("ann", "ben", "cat")]
+        outsider = make_user("olga")
+        made: dict[str, Table] = {}
+        for seed, phase in enumerate(("waiting", "bidding", "playing", "trick_done"), 11):
+            table, _ = seated_table(users, ghost=True, seed=seed)
+            if phase != "waiting":
+                table = actions.start_game(users[0], table.pk, table.version)
+                if phase in ("playing", "trick_done"):
+                    table = _advance(table, Table.Phase.ROUND_DONE, rng)
+                    table = actions.next_round(users[0], table.pk, table.version)
+                    table = _advance(table, phase, rng)
+                    if phase == "playing":
+                        # One card on the table: the others must follow.
+                        table = random_move(table, rng)
+                        assert table.phase == Table.Phase.PLAYING
+            made[phase] = table
+        built = {"tables": made, "users": users, "outsider": outsider}
+        built["clients"] = clients(built)
+        try:
+            yield built
+        finally:
+            Table.objects.filter(pk__in=[t.pk for t in made.values()]).delete()
+            keys = [client.session.session_key for client in built["clients"]]
+            Session.objects.filter(session_key__in=keys).delete()
+            User.objects.filter(pk__in=[u.pk for u in [*users, outsider]]).delete()
 
 
 @pytest.fixture
-def tables() -> dict[str, Any]:
-    """A waiting table, one bidding, one mid-trick (round 2), one between tricks; 3 players."""
-    users = [make_user(n) for n in ("ann", "ben", "cat")]
-    outsider = make_user("olga")
-    made: dict[str, Table] = {}
-    for phase in ("waiting", "bidding", "playing", "trick_done"):
-        table = actions.create_table(users[0], ghost=True)
-        for user in users[1:]:
-            actions.join_table(user, table.invite_token)
-        table = Table.objects.get(pk=table.pk)
-        if phase != "waiting":
-            table = actions.start_game(users[0], table.pk, table.version)
-            if phase in ("playing", "trick_done"):
-                table = _advance(table, Table.Phase.ROUND_DONE)
-                table = actions.next_round(users[0], table.pk, table.version)
-                table = _advance(table, phase)
-                if phase == "playing":
-                    # One card on the table: the others must follow.
-                    state = load_state(table)
-                    seat = state.seat_to_play()
-                    code = max(state.legal_cards(seat), key=lambda c: rules.card(c).index)
-                    tig = rules.ESCAPE if rules.needs_choice(rules.card(code)) else ""
-                    table = actions.play_card(seat.user, table.pk, table.version, code, tig)
-        made[phase] = table
-    return {"tables": made, "users": users, "outsider": outsider}
+def tables(world: dict[str, Any]) -> dict[str, Any]:
+    """The module's world with its tables as they are now (rows re-read for each test)."""
+    return {**world, "tables": {k: Table.objects.get(pk=t.pk) for k, t in world["tables"].items()}}
 
 
 def clients(world: dict[str, Any]) -> list[Client]:
@@ -142,7 +139,7 @@ forms = st.dictionaries(
 
 
 @settings(
-    max_examples=150,
+    max_examples=examples(150, default=50),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
     derandomize=True,
@@ -152,7 +149,7 @@ def test_random_posts_never_500_and_refusals_change_nothing(
     tables: dict[str, Any], data: st.DataObject
 ) -> None:
     world = tables
-    everyone = world.setdefault("clients", clients(world))
+    everyone = world["clients"]
     client = data.draw(st.sampled_from(everyone), label="who")
     action = data.draw(st.sampled_from(ACTIONS), label="action")
     target = data.draw(
@@ -188,7 +185,7 @@ def test_random_posts_never_500_and_refusals_change_nothing(
 def _post_all(world: dict[str, Any], form: dict[str, Any]) -> list[tuple[str, str, int]]:
     """Every table x every action (but leave), as the host, a player and an outsider in turn."""
     answers = []
-    everyone = world.setdefault("clients", clients(world))
+    everyone = world["clients"]
     who = [everyone[0], everyone[1], everyone[-1]]
     turn = 0
     for phase, table in world["tables"].items():

@@ -18,6 +18,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import random
 import re
 import shutil
 import signal
@@ -29,7 +30,9 @@ from typing import Any
 from urllib.parse import urlencode
 
 import pytest
+from django.urls import reverse
 
+from games.testing import driver
 from tests.support.servers import (
     free_port,
     manage,
@@ -40,6 +43,7 @@ from tests.support.servers import (
 )
 from tests.support.websocket import WebSocket, connect
 
+MOVES = random.Random(13)  # the moves' choices: the same every run
 CSRF = "a1" * 16  # our own CSRF cookie secret: the token posted is the same value
 VERSION_ATTR = re.compile(r'data-version="(\d+)"')
 
@@ -201,29 +205,18 @@ def page_version(html: str) -> int:
 
 
 def one_move(port: int, table: int, players: list[Browser]) -> tuple[int, str, dict]:
-    """Whoever the page offers a move does it (bid 1, first playable card, next).
+    """Whoever the page offers a move makes it: the suite's chooser picks from the page.
 
     Returns (status of the POST, the URL, the form). The status must be 303.
     """
     for player in players:
         status, html = player.request(port, "GET", f"/tables/{table}/")
         assert status == 200, (status, html[:300])
-        version = str(page_version(html))
-        if f'action="/tables/{table}/bid/"' in html:
-            form = {"version": version, "value": "1"}
-            url = f"/tables/{table}/bid/"
-        elif 'name="card" value="' in html:
-            card = re.search(r'name="card" value="([^"]+)"', html).group(1)
-            form = {"version": version, "card": card}
-            if card == "TIG":
-                form["tigress_as"] = "escape"
-            url = f"/tables/{table}/play/"
-        elif f'action="/tables/{table}/next-trick/"' in html:
-            form, url = {"version": version}, f"/tables/{table}/next-trick/"
-        elif f'action="/tables/{table}/next-round/"' in html:
-            form, url = {"version": version}, f"/tables/{table}/next-round/"
-        else:
+        move = driver.choose_move(MOVES, driver.options_from_page(html))
+        if move is None:
             continue
+        form = move.form(page_version(html))
+        url = reverse(move.url_name, args=[table])
         status, body = player.request(port, "POST", url, form)
         return status, url, {**form, "_body": body[:2000]}
     raise AssertionError("nobody has a move")

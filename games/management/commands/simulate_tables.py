@@ -4,10 +4,12 @@
 
 Every move goes through the same functions the views call (games.actions), with
 random legal bids, cards and Tigress choices read from the state read model
-(games.state.load_state). After each game games.audit re-derives the rows and
-checks them against games.rules: the deal, dealer/opener (R3), play order (R5,
-R8), each play's legality at the time, each trick's outcome (R6, R7), the scores
-(R9) and the running totals (R10). Any inconsistency is a CommandError (non-zero exit).
+(games.state.load_state) by the test suite's own driver (games.testing.driver), on
+tables and users made by its factories (games.testing.factories). After each game
+games.audit re-derives the rows and checks them against games.rules: the deal,
+dealer/opener (R3), play order (R5, R8), each play's legality at the time, each
+trick's outcome (R6, R7), the scores (R9) and the running totals (R10). Any
+inconsistency is a CommandError (non-zero exit).
 
 Output: one JSON line per table. Deterministic given --seed (the table and user
 ids depend on the database, nothing else does).
@@ -20,16 +22,16 @@ import random
 from collections import defaultdict
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from games import actions, rules
 from games.audit import audit_table
 from games.models import Round, RoundScore, Seat, Table, Trick
-from games.state import load_state
+from games.state import GameState
+from games.testing import driver
+from games.testing.factories import make_users, started_table
 
 USERNAME_PREFIX = "sim-bot-"
-MAX_STEPS = 5000  # far above the ~700 moves of an 8-player game
 
 
 class Inconsistency(Exception):
@@ -41,70 +43,36 @@ def _check(ok: bool, message: str) -> None:
         raise Inconsistency(message)
 
 
-def sim_users(count: int) -> list[Any]:
-    """The simulation's players (created once, reused by every run)."""
-    user_model = get_user_model()
-    users = []
-    for number in range(1, count + 1):
-        user, created = user_model.objects.get_or_create(username=f"{USERNAME_PREFIX}{number}")
-        if created:
-            user.set_unusable_password()
-            user.save(update_fields=["password"])
-        users.append(user)
-    return users
-
-
-def setup_table(users: list[Any], *, ghost: bool, seed: int) -> Table:
-    """Create a table as users[0], fix its shuffle seed, seat the others, start it."""
-    table = actions.create_table(users[0], ghost=ghost)
-    # The deck seed is random by default; fix it (before anyone joins) so a run is
-    # reproducible. This is the only write outside games.actions.
-    Table.objects.filter(pk=table.pk).update(seed=seed)
-    for user in users[1:]:
-        table = actions.join_table(user, table.invite_token)
-    return actions.start_game(users[0], table.pk, table.version)
-
-
 def play_game(table_id: int, rng: random.Random) -> int:
-    """Drive a started table to its end with random legal moves; return the number of steps."""
-    table = Table.objects.select_related("host").get(pk=table_id)
-    host = table.host
-    for step in range(MAX_STEPS):
-        # Each action returns the table row it saved: current without a re-read.
-        if table.status == Table.Status.FINISHED:
-            return step
-        _check(table.status == Table.Status.PLAYING, f"table is {table.status}")
-        phase = table.phase
-        if phase == Table.Phase.BIDDING:
-            state = load_state(table)
-            assert state.round is not None
-            version = table.version
-            for seat in state.seats:  # R4: every player bids, in seat order here
-                if seat.pk not in state.bids:
-                    value = rng.randint(0, state.round.cards_dealt)
-                    table = actions.place_bid(seat.user, table.pk, version, value)
-                    version = table.version
-        elif phase == Table.Phase.PLAYING:
-            state = load_state(table)
-            seat = state.seat_to_play()
-            _check(seat is not None, "the ghost's turn was left pending")
-            assert seat is not None
-            legal = state.legal_cards(seat)
-            engine = rules.legal_cards(state.hand_of(seat), state.engine_trick())
-            _check(legal == {str(c) for c in engine}, f"state legal cards {legal} != engine")
-            _check(bool(legal), f"{seat} has no legal card")
-            code = rng.choice(sorted(legal, key=lambda c: rules.card(c).index))
-            tigress_as = ""
-            if rules.needs_choice(rules.card(code)):
-                tigress_as = rng.choice((rules.PIRATE, rules.ESCAPE))
-            table = actions.play_card(seat.user, table.pk, table.version, code, tigress_as)
-        elif phase == Table.Phase.TRICK_DONE:
-            table = actions.next_trick(host, table.pk, table.version)
-        elif phase == Table.Phase.ROUND_DONE:
-            table = actions.next_round(host, table.pk, table.version)
-        else:
-            raise Inconsistency(f"unexpected phase {phase!r}")
-    raise Inconsistency(f"no end after {MAX_STEPS} actions")
+    """Drive a started table to its end with random legal moves; return the number of moves.
+
+    The moves are games.testing.driver's (the tests' own); before each card, the read
+    model's legal cards are checked against the engine's.
+    """
+    moves = 0
+
+    def count(_table: Table) -> None:
+        nonlocal moves
+        moves += 1
+
+    try:
+        table = driver.play_until(table_id, rng, after=count, check=_check_legal_cards)
+    except driver.DriverError as error:  # a pending ghost, no end after MAX_MOVES
+        raise Inconsistency(str(error)) from error
+    _check(table.status == Table.Status.FINISHED, f"table is {table.status}")
+    return moves
+
+
+def _check_legal_cards(state: GameState) -> None:
+    if state.table.phase != Table.Phase.PLAYING:
+        return
+    seat = state.seat_to_play()
+    _check(seat is not None, "the ghost's turn was left pending")
+    assert seat is not None
+    legal = state.legal_cards(seat)
+    engine = rules.legal_cards(state.hand_of(seat), state.engine_trick())
+    _check(legal == {str(c) for c in engine}, f"state legal cards {legal} != engine")
+    _check(bool(legal), f"{seat} has no legal card")
 
 
 def verify_table(table_id: int) -> dict[str, Any]:
@@ -189,13 +157,14 @@ class Command(BaseCommand):
         if seed is None:
             seed = random.SystemRandom().randrange(1 << 62)
         master = random.Random(seed)
-        users = sim_users(players)
+        # The simulation's players are made once and reused by every run.
+        users = make_users(players, USERNAME_PREFIX, reuse=True)
         for number in range(tables):
             table_seed = master.randrange(1 << 62)
             rng = random.Random(master.randrange(1 << 62))
             table_id: int | None = None
             try:
-                table = setup_table(users, ghost=not options["no_ghost"], seed=table_seed)
+                table, _ = started_table(users, ghost=not options["no_ghost"], seed=table_seed)
                 table_id = table.pk
                 play_game(table.pk, rng)
                 report = verify_table(table.pk)
