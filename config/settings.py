@@ -163,7 +163,7 @@ else:
 
 # Sessions read from the cache, written through to the database: a page view
 # costs no session query, and a cache restart logs nobody out.
-SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+SESSION_ENGINE = "accounts.sessions"  # cached_db that survives a cache outage
 
 AUTH_USER_MODEL = "accounts.User"
 AUTHENTICATION_BACKENDS = [

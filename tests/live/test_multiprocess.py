@@ -128,6 +128,18 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
             stop_process(*procs)
 
 
+def server_presence(seat_id: int) -> int:
+    """presence.open_sockets as the servers see it: their cache, without the tests' prefix."""
+    from django.conf import settings
+    from django.test.utils import override_settings
+
+    caches = {name: dict(conf) for name, conf in settings.CACHES.items()}
+    for conf in caches.values():
+        conf.pop("KEY_PREFIX", None)
+    with override_settings(CACHES=caches):
+        return presence.open_sockets(seat_id)
+
+
 async def open_socket(cluster: Cluster, server: int, player: int) -> websocket.WebSocket:
     port = cluster.ports[server]
     return await asyncio.to_thread(
@@ -246,8 +258,9 @@ async def test_sigterm_closes_sockets_with_1012_and_releases_presence(cluster: C
     seat_id = cluster.game["seat_ids"][0]
     ws = await open_socket(cluster, 0, 0)
     await drain(ws)
-    # Presence lives in the shared cache (Redis), which this process reads too.
-    assert await asyncio.to_thread(presence.open_sockets, seat_id) == 1
+    # Presence lives in the shared cache (Redis): read it as the servers do (this
+    # test process gives its own cache keys a prefix of their own).
+    assert await asyncio.to_thread(server_presence, seat_id) == 1
 
     proc = cluster.procs[0]
     proc.send_signal(signal.SIGTERM)
@@ -257,7 +270,7 @@ async def test_sigterm_closes_sockets_with_1012_and_releases_presence(cluster: C
     await asyncio.to_thread(proc.wait, 10)
     assert proc.returncode == 0
     # The consumer ran its disconnect before the process stopped.
-    assert await asyncio.to_thread(presence.open_sockets, seat_id) == 0
+    assert await asyncio.to_thread(server_presence, seat_id) == 0
     # The other process keeps serving: a browser reconnects there and gets a snapshot.
     again = await open_socket(cluster, 1, 0)
     assert f'data-version="{game["version"] + 1}"' in (await drain(again))[0]
