@@ -1,4 +1,3 @@
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_not_required
@@ -29,11 +28,8 @@ def signup(request: HttpRequest) -> HttpResponse:
     form = SignUpForm(request.POST or None)
     status = 200
     if request.method == "POST":
-        allowed = ratelimit.hit(
-            "signup", ratelimit.client_ip(request), settings.SIGNUP_RATE_LIMIT, 3600
-        )
-        if not allowed:
-            form.add_error(None, _("Too many sign-ups from your address. Try again in an hour."))
+        if not ratelimit.allow_signup(ratelimit.client_ip(request)):
+            form.add_error(None, _("Too many sign-ups from your address. Try again later."))
             status = 429
         elif form.is_valid():
             user = form.save()

@@ -187,7 +187,10 @@ AXES_COOLOFF_TIME = 0.25  # hours
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_RESET_ON_SUCCESS = True
-SIGNUP_RATE_LIMIT = int(os.environ.get("SIGNUP_RATE_LIMIT", "10"))  # per IP per hour
+# Sign-ups per IP (accounts.ratelimit): any hour, and any day. 50 an hour lets a
+# club of 30 join in an evening from one address, mistakes included.
+SIGNUP_RATE_LIMIT = int(os.environ.get("SIGNUP_RATE_LIMIT", "50"))
+SIGNUP_DAILY_LIMIT = int(os.environ.get("SIGNUP_DAILY_LIMIT", "120"))
 
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English")]

@@ -8,6 +8,7 @@ ActionError before anything is written, so it changes nothing.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import re
@@ -135,14 +136,15 @@ def _round_seed(table: Table, number: int) -> int:
     return int.from_bytes(digest[:7], "big")
 
 
-def _atomic_action(func: Callable[..., Any]) -> Callable[..., Any]:
+def _atomic_action[**P, R](func: Callable[P, R]) -> Callable[P, R]:
     """Run an action in a transaction; a lost race on a unique constraint is a 409, not a 500.
 
     Only the constraints that a move submitted twice runs into mean that
     (games.integrity); any other constraint failing is a bug: logged and raised.
     """
 
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             with transaction.atomic():
                 return func(*args, **kwargs)
@@ -156,8 +158,6 @@ def _atomic_action(func: Callable[..., Any]) -> Callable[..., Any]:
             )
             raise
 
-    wrapper.__name__ = func.__name__
-    wrapper.__doc__ = func.__doc__
     return wrapper
 
 
@@ -273,8 +273,10 @@ def start_game(user: Any, table_id: int, version: int) -> Table:
         raise ActionError(_("The game has already started."), 409)
     humans = Seat.objects.filter(table=table).count()
     if humans < rules.HUMAN_MIN:
-        raise ActionError(_("At least 2 players are needed to start."), 409)
-    table.uses_ghost = table.ghost and humans == 2
+        raise ActionError(
+            _("At least %(n)d players are needed to start.") % {"n": rules.HUMAN_MIN}, 409
+        )
+    table.uses_ghost = rules.uses_ghost(table.ghost, humans)
     table.status = Table.Status.PLAYING
     table.started_at = timezone.now()
     _begin_round(table, 1)

@@ -21,7 +21,9 @@ def audit_table(table: Table) -> list[str]:
     humans = len(seats)
     if [s.position for s in seats] != list(range(1, humans + 1)):
         problems.append("seat positions are not contiguous from 1")
-    if table.status != Table.Status.WAITING and table.uses_ghost != (table.ghost and humans == 2):
+    if table.status != Table.Status.WAITING and table.uses_ghost != rules.uses_ghost(
+        table.ghost, humans
+    ):
         problems.append("the ghost plays exactly when the option is on with 2 players (R8)")
     rounds = list(Round.objects.filter(table=table).order_by("number"))
     if table.status != Table.Status.WAITING and [r.number for r in rounds] != list(

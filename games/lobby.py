@@ -32,6 +32,10 @@ class TableSummary:
     headline: str = ""
     round_number: int = 0
 
+    @property
+    def is_playing(self) -> bool:
+        return self.table.status == Table.Status.PLAYING
+
 
 def _states(tables: list[Table]) -> dict[int, GameState]:
     """The game state of each table in progress, from 4 queries whatever their number.

@@ -409,6 +409,7 @@ def seat_context(state: GameState, me: Seat, *, origin: str = "") -> dict[str, A
         "rounds": rules.ROUNDS,
         "cards_dealt": state.round.cards_dealt if state.round else 0,
         "me_key": seat_key(me.pk),
+        "min_players": rules.HUMAN_MIN,
         "is_host": is_host,
         "your_turn": your_turn,
         "headline": headline,

@@ -236,7 +236,10 @@ def verify_record(data: Any) -> None:
         rules.HUMAN_MIN <= humans <= rules.HUMAN_MAX,
         f"{humans} seats: a game has {rules.HUMAN_MIN} to {rules.HUMAN_MAX} players (R2)",
     )
-    _expect(not ghost or humans == 2, "the ghost plays only with exactly 2 players (R8)")
+    _expect(
+        not ghost or rules.uses_ghost(True, humans),
+        "the ghost plays only with exactly 2 players (R8)",
+    )
     seats = _Seats(names, ghost)
 
     rounds = _field(data, "rounds", list, "the record")

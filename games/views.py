@@ -25,7 +25,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django_htmx.http import HttpResponseClientRedirect
 
-from . import actions, broadcast, frames, lobby, presenter
+from . import actions, broadcast, forms, frames, lobby, presenter
 from .models import MAX_DB_ID, MAX_SEATS, ChatMessage, Table
 from .state import load_state
 
@@ -146,8 +146,17 @@ def _actor_frame(request: HttpRequest, table_id: int, done: Any, html: str | Non
     return response
 
 
+def _parsed[F: forms.Form](form_class: type[F], request: HttpRequest) -> F:
+    """The POST through ``form_class``; its first error is a 400 with that message."""
+    form = form_class(request.POST)
+    if not form.is_valid():
+        message = next(iter(form.errors.values()))[0]
+        raise BadInput(str(message))
+    return form
+
+
 def _version(request: HttpRequest) -> int:
-    return actions.parse_int(_field(request, "version") or None, "version")
+    return int(_parsed(forms.MoveForm, request).cleaned_data["version"])
 
 
 # ---------------------------------------------------------------------------
@@ -250,9 +259,9 @@ def start_game(request: HttpRequest, table_id: int) -> HttpResponse:
 @require_POST
 def place_bid(request: HttpRequest, table_id: int) -> HttpResponse:
     def call() -> Table:
-        version = _version(request)
-        value = actions.parse_int(_field(request, "value") or None, "bid")
-        return actions.place_bid(request.user, table_id, version, value)
+        form = _parsed(forms.BidForm, request)
+        data = form.cleaned_data
+        return actions.place_bid(request.user, table_id, data["version"], data["value"])
 
     return _act(request, table_id, call)
 
@@ -260,11 +269,11 @@ def place_bid(request: HttpRequest, table_id: int) -> HttpResponse:
 @require_POST
 def play_card(request: HttpRequest, table_id: int) -> HttpResponse:
     def call() -> Table:
-        version = _version(request)
         # The hand's buttons send "G14", or "TIG:pirate" for the Tigress (R7); a
         # form may also send the choice in its own field.
-        card, _sep, choice = _field(request, "card").partition(":")
-        tigress_as = _field(request, "tigress_as") or choice
+        form = _parsed(forms.PlayForm, request)
+        card, tigress_as = form.play()
+        version = form.cleaned_data["version"]
         return actions.play_card(request.user, table_id, version, card, tigress_as)
 
     return _act(request, table_id, call)

@@ -61,6 +61,7 @@ CSRF_HEADER = re.compile(r'"X-CSRFToken": "([^"]+)"')
 
 
 def django_setup(database_url: str, redis_url: str) -> None:
+    os.environ["DJANGO_DEBUG"] = "0"  # seating the tables renders frames too
     os.environ["DATABASE_URL"] = database_url
     os.environ["REDIS_URL"] = redis_url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -490,10 +491,10 @@ def main() -> None:
             rows.append((ours, floor))
     print()
     print(
-        "| T | procs | ours p50 / p99 ms | floor p50 / p99 ms | p99 ratio | moves/s |"
-        " CPU ms/move | SQL/move | max frame / answer B | errors | timeouts |"
+        "| T | procs | server | ours p50 / p99 ms | floor p50 / p99 ms | p99 ratio | moves/s |"
+        " CPU ms/move (ours / floor) | SQL/move | max play frame / answer B | errors | timeouts |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for ours, floor in rows:
         frame = max(ours["frame_bytes_max"].get("play", 0), 0)
         answer = ours["answer_bytes_max"].get("play", 0)

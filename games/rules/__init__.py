@@ -32,7 +32,18 @@ from .cards import (
     parse_play,
     sort_hand,
 )
-from .deal import GHOST, HUMAN_MAX, HUMAN_MIN, ROUNDS, Deal, cards_per_round, deal, ghost_play
+from .deal import (
+    GHOST,
+    GHOST_TABLE_HUMANS,
+    HUMAN_MAX,
+    HUMAN_MIN,
+    ROUNDS,
+    Deal,
+    cards_per_round,
+    deal,
+    ghost_play,
+    uses_ghost,
+)
 from .explain import (
     BonusCapture,
     BonusKind,
@@ -79,6 +90,7 @@ __all__ = [
     "ENGLISH",
     "ESCAPE",
     "GHOST",
+    "GHOST_TABLE_HUMANS",
     "HUMAN_MAX",
     "HUMAN_MIN",
     "IN_PROGRESS_TEMPLATES",
@@ -136,6 +148,7 @@ __all__ = [
     "simulate_game",
     "sort_hand",
     "unplayable_cards",
+    "uses_ghost",
     "valid_bids",
     "winners",
     "winning_so_far",

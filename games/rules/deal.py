@@ -11,6 +11,7 @@ from .cards import DECK, PLAY_OF, TIG, TIG_AS_ESCAPE, Card, Play
 
 __all__ = [
     "GHOST",
+    "GHOST_TABLE_HUMANS",
     "HUMAN_MAX",
     "HUMAN_MIN",
     "ROUNDS",
@@ -19,11 +20,21 @@ __all__ = [
     "check_table",
     "deal",
     "ghost_play",
+    "uses_ghost",
 ]
 
 #: Player index used for the ghost Graybeard (R8).
 GHOST: Final = -1
 HUMAN_MIN: Final = 2
+# R8: the ghost (Graybeard) plays only at a table of exactly this many humans.
+GHOST_TABLE_HUMANS: Final = HUMAN_MIN
+
+
+def uses_ghost(option: bool, humans: int) -> bool:
+    """R8: whether the ghost plays, given the table's option and its humans."""
+    return option and humans == GHOST_TABLE_HUMANS
+
+
 HUMAN_MAX: Final = 8
 ROUNDS: Final = 10
 

@@ -207,3 +207,13 @@ def test_the_profile_and_the_admin_show_the_statistics(world: World) -> None:
         .get(reverse("admin:accounts_user_changelist"))
         .content.decode()
     )
+
+
+def test_each_player_name_at_the_table_links_to_their_history(world: World) -> None:
+    """Issue 14: history is linked from each player's name (the table's seat list too)."""
+    table = world.finished3
+    html = client_for(world.user("ana")).get(reverse("table", args=[table.pk])).content.decode()
+    seats = html[html.index('<section id="seats"') :]
+    seats = seats[: seats.index("</section>")]
+    for name in ("ana", "ben", "cy"):
+        assert f'href="{profile_url(world.user(name))}"' in seats

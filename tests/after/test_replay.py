@@ -198,8 +198,8 @@ def test_the_replay_page_costs_the_same_queries_whatever_the_step_and_size(
     world: World, django_assert_num_queries: Any
 ) -> None:
     client = client_for(world.user("ana"))
-    # user (the session comes from the cache), table, seat, then 7 for the replay (seats, rounds, tricks, plays,
-    # hand cards, bids, scores)
+    # user (the session comes from the cache), table, seat, then 7 for the replay
+    # (seats, rounds, tricks, plays, hand cards, bids, scores)
     for table, step in [
         (world.finished3, (10, 10)),
         (world.finished2, (1, 0)),

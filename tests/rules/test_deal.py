@@ -108,3 +108,12 @@ def test_r8_ghost_tigress_is_always_an_escape() -> None:
 def test_r8_ghost_with_no_card_is_an_error() -> None:
     with pytest.raises(ValueError):
         rules.ghost_play([])
+
+
+def test_r8_the_ghost_plays_only_with_the_option_at_a_table_of_exactly_two() -> None:
+    from games import rules
+
+    assert rules.uses_ghost(True, rules.HUMAN_MIN)
+    assert rules.GHOST_TABLE_HUMANS == rules.HUMAN_MIN == 2
+    assert not rules.uses_ghost(False, 2)
+    assert not any(rules.uses_ghost(True, n) for n in range(3, rules.HUMAN_MAX + 1))
