@@ -42,7 +42,7 @@ test: install browser-deps
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy --strict games/rules
 	$(BIN)/python -m pytest $(XDIST) -m "not browser and not deploy and not thorough"
-	$(BIN)/python -m pytest -m browser -p no:asyncio
+	$(BIN)/python -m pytest -m "browser and not thorough" -p no:asyncio
 
 # CI's thorough pass, on top of `make test`: every property with its full example
 # count (HYPOTHESIS_PROFILE=thorough) and the long complete games (marked thorough:
