@@ -42,14 +42,16 @@ test: install browser-deps
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy --strict games/rules
 	$(BIN)/python -m pytest $(XDIST) -m "not browser and not deploy and not thorough"
-	$(BIN)/python -m pytest -m browser -p no:asyncio
+	$(BIN)/python -m pytest -m "browser and not thorough" -p no:asyncio
 
 # CI's thorough pass, on top of `make test`: every property with its full example
-# count (HYPOTHESIS_PROFILE=thorough) and the long complete games (marked thorough).
+# count (HYPOTHESIS_PROFILE=thorough) and the long complete games (marked thorough:
+# the 8-player hidden-information game, the complete 3-player game in browsers).
 .PHONY: test-thorough
-test-thorough: install
+test-thorough: install browser-deps
 	HYPOTHESIS_PROFILE=thorough $(BIN)/python -m pytest $(XDIST) \
 	  -m "(thorough or hypothesis) and not browser and not deploy"
+	$(BIN)/python -m pytest -m "browser and thorough" -p no:asyncio
 
 lint: install
 	$(BIN)/ruff check .
