@@ -312,7 +312,9 @@ def one_move(table: int, players: list[Browser], number: int) -> Move:
         html, version = page.body, str(page_version(page.body))
         if f'action="/tables/{table}/bid/"' in html:
             url, form = f"/tables/{table}/bid/", {"version": version, "value": "1"}
-        elif card := re.search(r'name="card" value="([^"]+)"', html):
+        elif card := re.search(r'name="card" value="([^":]+)', html):
+            # The Tigress's buttons send "TIG:pirate"/"TIG:escape"; post the bare code
+            # and the choice apart, as the plays are saved under the bare code.
             url, form = f"/tables/{table}/play/", {"version": version, "card": card.group(1)}
             if card.group(1) == "TIG":
                 form["tigress_as"] = "escape"
