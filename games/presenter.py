@@ -111,6 +111,19 @@ class TrickView:
 
 
 @dataclass(frozen=True)
+class RingSeat:
+    """One seat around the drawn table (the trick region): who sits there, whether it
+    is their move, and the card they put on the table in this trick, if any."""
+
+    key: str  # seat_key()
+    name: str
+    is_ghost: bool
+    to_act: bool
+    play: PlayView | None
+    is_latest: bool  # the trick's newest card: the one that lands (its CSS animation)
+
+
+@dataclass(frozen=True)
 class ScoreLine:
     key: str
     name: str
@@ -194,6 +207,8 @@ def public_context(state: GameState) -> dict[str, Any]:
     table = state.table
     names = _names(state)
     phase = _phase(state)
+    players = functools.cache(lambda: _players(state, names))
+    trick = functools.cache(lambda: _trick(state, names))
     return {
         "table_id": table.pk,
         "version": table.version,
@@ -203,10 +218,11 @@ def public_context(state: GameState) -> dict[str, Any]:
         "round_number": state.round.number if state.round else 0,
         "rounds": rules.ROUNDS,
         "cards_dealt": state.round.cards_dealt if state.round else 0,
-        "players": functools.cache(lambda: _players(state, names)),
+        "players": players,
         "player_count": len(state.seats),
         "max_seats": MAX_SEATS,
-        "trick": functools.cache(lambda: _trick(state, names)),
+        "trick": trick,
+        "ring": functools.cache(lambda: _ring(players(), trick())),
         "round_summary": functools.cache(lambda: _round_summary(state, names)),
         "sheet": functools.cache(lambda: _score_sheet(state, names)),
         "chat_messages": _chat_reader(state.table),
@@ -316,6 +332,23 @@ def _trick(state: GameState, names: dict[int, str]) -> TrickView | None:
         next_leader_name=_name_of(trick.next_leader_id, names) if trick.complete else "",
         next_player_name=next_player,
     )
+
+
+def _ring(players: list[PlayerView], trick: TrickView | None) -> list[RingSeat]:
+    """The seats in playing order, each with the card it played in the shown trick."""
+    plays = {p.key: p for p in trick.plays} if trick is not None else {}
+    latest = trick.plays[-1].key if trick is not None and trick.plays and not trick.complete else ""
+    return [
+        RingSeat(
+            key=p.key,
+            name=p.name,
+            is_ghost=p.is_ghost,
+            to_act=p.to_act,
+            play=plays.get(p.key),
+            is_latest=p.key == latest,
+        )
+        for p in players
+    ]
 
 
 def _score_line(score: Any, names: dict[int, str]) -> ScoreLine:

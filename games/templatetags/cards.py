@@ -32,15 +32,6 @@ _KIND_CLASS = {
     rules.Kind.KRAKEN: "kraken",
     rules.Kind.WHALE: "whale",
 }
-_KIND_SYMBOL = {
-    rules.Kind.ESCAPE: "⚐",
-    rules.Kind.PIRATE: "☠",
-    rules.Kind.MERMAID: "≈",
-    rules.Kind.TIGRESS: "✶",
-    rules.Kind.SKULL_KING: "♛",
-    rules.Kind.KRAKEN: "✺",
-    rules.Kind.WHALE: "◒",
-}
 
 
 def per_language[F: Callable[..., Any]](func: F) -> F:
@@ -110,11 +101,12 @@ def card(code: str, as_: str = "", size: str = "") -> SafeString:
         return format_html('<span class="card card--unknown">{}</span>', code)
     if c.kind == rules.Kind.NUMBER and c.suit:
         css = _SUIT_CLASS[c.suit]
-        face = str(c.rank)
+        # The rank, big, over the suit's symbol (static/img/cards/, drawn by the CSS).
+        face = format_html('<span class="card__face">{}</span>', c.rank)
         label = suit_name(c.suit)
     else:
-        css = _KIND_CLASS[c.kind]
-        face = _KIND_SYMBOL[c.kind]
+        css = f"{_KIND_CLASS[c.kind]} card--special"
+        face = SafeString("")
         label = kind_name(c.kind)
     classes = f"card card--{css}" + (f" card--{size}" if size else "")
     as_label = ""
@@ -122,28 +114,18 @@ def card(code: str, as_: str = "", size: str = "") -> SafeString:
         as_label = _("as pirate")
     elif as_ == rules.ESCAPE:
         as_label = _("as escape")
-    if as_label:
-        return format_html(
-            '<span class="{}" data-card="{}" data-as="{}" role="img" aria-label="{}">'
-            '<span class="card__face">{}</span>'
-            '<span class="card__label">{}</span><span class="card__as">{}</span></span>',
-            classes,
-            c.code,
-            as_,
-            card_name(c.code, as_),
-            face,
-            label,
-            as_label,
-        )
+    as_part = format_html('<span class="card__as">{}</span>', as_label) if as_label else ""
     return format_html(
-        '<span class="{}" data-card="{}" role="img" aria-label="{}">'
-        '<span class="card__face">{}</span>'
-        '<span class="card__label">{}</span></span>',
+        '<span class="{}" data-card="{}"{} role="img" aria-label="{}">{}'
+        '<span class="card__icon" aria-hidden="true"></span>'
+        '<span class="card__label">{}</span>{}</span>',
         classes,
         c.code,
-        card_name(c.code),
+        format_html(' data-as="{}"', as_) if as_label else "",
+        card_name(c.code, as_),
         face,
         label,
+        as_part,
     )
 
 

@@ -38,6 +38,29 @@
     }
   }
 
+  // The drawn table (#trick .felt) is the same for everyone, seats in playing order:
+  // turn it so that the viewer sits at the bottom (a CSS variable, read by site.css).
+  function turnTable() {
+    var page = document.querySelector(".table-page[data-me]");
+    var felt = document.querySelector(".felt[data-count]");
+    if (!page || !felt) return;
+    var mine = felt.querySelector('.felt__seat[data-seat="' + page.getAttribute("data-me") + '"]');
+    var count = parseInt(felt.getAttribute("data-count"), 10);
+    var pos = mine ? parseInt(mine.getAttribute("data-pos"), 10) : 0;
+    felt.style.setProperty("--rot", String((count - pos) % count));
+  }
+
+  // Chat times come in UTC (<time datetime>): show them in the viewer's own time.
+  function localTimes() {
+    var times = document.querySelectorAll("time.chat__time[datetime]");
+    for (var i = 0; i < times.length; i++) {
+      var when = new Date(times[i].getAttribute("datetime"));
+      if (isNaN(when.getTime())) continue;
+      times[i].textContent = when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+      times[i].title = when.toLocaleString();
+    }
+  }
+
   // Pushed invite links are paths: show the whole address.
   function absoluteInvite() {
     var input = document.getElementById("invite-link");
@@ -52,6 +75,8 @@
 
   function refresh() {
     markYou();
+    turnTable();
+    localTimes();
     absoluteInvite();
     scrollChat();
   }
