@@ -237,11 +237,21 @@ def test_seats_sit_around_the_table_each_card_by_its_player(
 ) -> None:
     # 8 players (R2), round 3, three cards on the table: seat order decides who plays (R5).
     setup = set_up(server, 8, MID_TRICK.format(plays=3), prefix=f"s{uuid.uuid4().hex[:4]}_")
-    viewer = setup.names[5]
+    # Seen by the player whose move it is (their hand stands out too: the README's picture).
+    host = open_as(setup, setup.names[0], viewport)
+    viewer = host.locator("#trick .felt__seat--to-act .felt__name").inner_text().strip()
     page = open_as(setup, viewer, viewport)
+    expect(page.locator("#hand.hand--to-play")).to_have_count(1)
     seats = page.locator("#trick .felt__seat")
     expect(seats).to_have_count(8)
     shoot(page, artifacts, "trick", viewport)
+    # The picture in the README (docs/screenshots/): the top of the page, the hand in it.
+    page.screenshot(
+        path=artifacts / f"readme-{'phone' if viewport is PHONE else 'desktop'}.png",
+        full_page=True,
+        clip={"x": 0, "y": 0, "width": viewport["width"], "height": viewport["height"] + 150},
+        animations="disabled",
+    )
     felt = box(page, "#trick .felt")
     keys = seats.evaluate_all("els => els.map(e => e.dataset.seat)")
     boxes = {key: box(page, f'#trick .felt__seat[data-seat="{key}"]') for key in keys}
