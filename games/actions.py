@@ -23,7 +23,7 @@ from django.utils.translation import gettext as _
 from accounts import ratelimit
 
 from . import frames, integrity, rules
-from .broadcast import chat_changed_on_commit, table_changed_on_commit
+from .broadcast import chat_changed_on_commit, seat_changed_on_commit, table_changed_on_commit
 from .models import (
     CHAT_MAX_LENGTH,
     MAX_DB_ID,
@@ -353,6 +353,16 @@ def play_card(user: Any, table_id: int, version: int, card: str, tigress_as: str
     _check_playing(table, Table.Phase.PLAYING)
     if state.seat_to_play() != seat:
         raise ActionError(_("It is not your turn."), 409)
+    play = _play_from_hand(state, seat, card, tigress_as)
+    if play.card not in rules.legal_cards(state.hand_of(seat), state.engine_trick()):
+        raise ActionError(_("You must follow the suit that was led (or play a special card)."), 400)
+    _record_play(state, seat, play)
+    _advance(state)
+    return _bump_move(state)
+
+
+def _play_from_hand(state: GameState, seat: Seat, card: str, tigress_as: str) -> rules.Play:
+    """The posted card and Tigress choice as a play of a card this seat holds (else a 400)."""
     try:
         chosen = rules.card(str(card).strip())
     except ValueError:
@@ -365,14 +375,58 @@ def play_card(user: Any, table_id: int, version: int, card: str, tigress_as: str
         else:
             message = _("Only the Tigress is played as a pirate or an escape.")
         raise ActionError(message, 400) from None
-    hand = state.hand_of(seat)
-    if chosen not in hand:
+    if chosen not in state.hand_of(seat):
         raise ActionError(_("That card is not in your hand."), 400)
-    if chosen not in rules.legal_cards(hand, state.engine_trick()):
-        raise ActionError(_("You must follow the suit that was led (or play a special card)."), 400)
-    _record_play(state, seat, play)
-    _advance(state)
-    return _bump_move(state)
+    return play
+
+
+@_atomic_action
+def preselect_card(
+    user: Any, table_id: int, version: int, card: str, tigress_as: str = ""
+) -> Table:
+    """Choose the card to play when your turn comes, or clear the choice (``card`` empty).
+
+    The choice is private and changes nothing anyone else sees, so the table's
+    version stays: nobody's open form goes stale. Only the chooser's own regions
+    are pushed. Whether the card is legal is decided when the turn comes (R5).
+    """
+    table = _lock(table_id)
+    state = load_state(table)
+    seat = _seat(table, user, state)
+    if table.status != Table.Status.PLAYING or table.phase not in (
+        Table.Phase.PLAYING,
+        Table.Phase.TRICK_DONE,
+    ):
+        raise ActionError(_("You can choose your next card only while the tricks are played."), 409)
+    assert state.round is not None
+    if not state.round.dealt_at_version <= version <= table.version:
+        raise ActionError(
+            _("The table has moved on since you loaded it; here is the current state."), 409
+        )
+    if state.seat_to_play() == seat:
+        raise ActionError(_("It is your turn: play your card now."), 409)
+    current = state.preselected(seat)
+    if not str(card).strip():
+        if current is None:
+            raise ActionError(_("You have not chosen a next card."), 409)
+        _mark_preselected(state, seat, None)
+    else:
+        play = _play_from_hand(state, seat, card, tigress_as)
+        if current == play:
+            raise ActionError(_("That card is already your next card."), 409)
+        _mark_preselected(state, seat, play)
+    seat_changed_on_commit(table, state, seat)
+    return table
+
+
+def _mark_preselected(state: GameState, seat: Seat, play: rules.Play | None) -> None:
+    """Make ``play`` the seat's only preselected card (None: none)."""
+    for hand_card in state.hands.get(seat.pk, []):
+        chosen = play is not None and hand_card.card == str(play.card)
+        choice = (play.as_ or "") if chosen and play is not None else ""
+        if hand_card.preselected != chosen or hand_card.preselected_as != choice:
+            hand_card.preselected, hand_card.preselected_as = chosen, choice
+            hand_card.save(update_fields=["preselected", "preselected_as"])
 
 
 def _record_play(state: GameState, seat: Seat | None, play: rules.Play) -> None:
@@ -380,7 +434,11 @@ def _record_play(state: GameState, seat: Seat | None, play: rules.Play) -> None:
     key = None if seat is None else seat.pk
     hand_card = next(h for h in state.hands[key] if h.card == str(play.card))
     hand_card.played = True
-    hand_card.save(update_fields=["played"])
+    fields = ["played"]
+    if hand_card.preselected:  # a choice made in advance is used up by the play
+        hand_card.preselected, hand_card.preselected_as = False, ""
+        fields += ["preselected", "preselected_as"]
+    hand_card.save(update_fields=fields)
     state.hands[key].remove(hand_card)
     state.plays.append(
         Play.objects.create(
@@ -395,11 +453,24 @@ def _record_play(state: GameState, seat: Seat | None, play: rules.Play) -> None:
 
 
 def _advance(state: GameState) -> None:
-    """Let the ghost play its turns (R8), then close the trick once everyone played."""
-    while state.next_to_play() == GHOST:
-        _record_play(state, None, rules.ghost_play(state.hand_of(None)))
-    if state.next_to_play() is None:
-        _finish_trick(state)
+    """Play the turns nobody has to wait for, then close the trick once everyone played.
+
+    The ghost plays its pile (R8); a player who chose their next card in advance
+    has it played now if it is legal (R5), and loses the choice if it is not.
+    """
+    while (index := state.next_to_play()) is not None:
+        if index == GHOST:
+            _record_play(state, None, rules.ghost_play(state.hand_of(None)))
+            continue
+        seat = state.seats[index]
+        play = state.preselected(seat)
+        if play is None:
+            return
+        if play.card not in rules.legal_cards(state.hand_of(seat), state.engine_trick()):
+            _mark_preselected(state, seat, None)
+            return
+        _record_play(state, seat, play)
+    _finish_trick(state)
 
 
 def _finish_trick(state: GameState) -> None:

@@ -24,7 +24,7 @@ from channels.layers import get_channel_layer
 from django.db import transaction
 
 from . import frames
-from .models import Table
+from .models import Seat, Table
 from .state import GameState, load_state
 
 log = logging.getLogger(__name__)
@@ -89,6 +89,25 @@ def chat_changed_on_commit(table: Table) -> None:
         publish(table, GameState(table, seats), frames.CHAT_REGIONS, False, ())
 
     transaction.on_commit(publish_chat, robust=True)
+
+
+def seat_changed_on_commit(table: Table, state: GameState, seat: Seat) -> None:
+    """Once committed, send one seat its own regions again (nobody else's view changed)."""
+
+    def publish_seat() -> None:
+        html = frames.render_own_regions(state, seat)
+        collector = _collected.get()
+        if collector is not None:
+            collector[seat.user_id] = html
+        message = {
+            "type": "table.frame",
+            "version": table.version,
+            "regions": list(frames.SEAT_REGIONS),
+            "html": html,
+        }
+        send([(user_group(table.pk, seat.user_id), message)])
+
+    transaction.on_commit(publish_seat, robust=True)
 
 
 def publish(

@@ -57,3 +57,8 @@ class PlayForm(MoveForm):
         """(card code, Tigress choice or "")."""
         card, _sep, choice = self.cleaned_data["card"].partition(":")
         return card, self.cleaned_data["tigress_as"] or choice
+
+
+class PreselectForm(PlayForm):
+    # The card to play when the turn comes, as the hand sends it; empty clears the choice.
+    card = forms.CharField(max_length=16, strip=True, required=False, error_messages=NO_NUL)

@@ -102,6 +102,12 @@ def _render_seat(state: GameState, seat: Seat, *, origin: str = "") -> str:
     return _render(SEAT_REGIONS, context)
 
 
+def render_own_regions(state: GameState, seat: Seat) -> str:
+    """One seat's own regions alone: a change only that seat sees (its next card)."""
+    with translation.override(language_of(seat.user)):
+        return _render_seat(state, seat)
+
+
 def render_snapshot(state: GameState, seat: Seat) -> str:
     """Every region for one seat: what a socket gets on connect."""
     with translation.override(language_of(seat.user)):

@@ -141,6 +141,10 @@ class HandCard(models.Model):
     card = models.CharField(max_length=4)
     deal_order = models.PositiveSmallIntegerField()
     played = models.BooleanField(default=False)
+    # The card its owner chose to play next, before their turn (games.actions.preselect_card):
+    # played for them the moment the turn comes if it is still legal. Private to the owner.
+    preselected = models.BooleanField(default=False)
+    preselected_as = models.CharField(max_length=6, blank=True, default="")  # the Tigress's choice
 
     class Meta:
         ordering = ["round", "seat", "deal_order"]

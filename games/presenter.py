@@ -30,7 +30,7 @@ from . import presence, rules
 from .models import MAX_SEATS, ChatMessage, Seat, Table
 from .rematch import rematch_context
 from .state import GameState, load_state
-from .templatetags.cards import hand_button
+from .templatetags.cards import card_name, hand_button
 
 TABLE_TEMPLATE = "games/table.html"
 CHAT_SHOWN = 100  # latest chat messages shown
@@ -72,9 +72,51 @@ class HandCardView:
     playable: bool
     needs_choice: bool  # the Tigress: asks "pirate or escape?"
 
+    is_next: bool = False  # the owner chose it to be played when their turn comes
+
     @property
     def button(self) -> str:
         return hand_button(self.code, self.playable, self.needs_choice)
+
+
+@dataclass(frozen=True)
+class NextCardOption:
+    value: str  # what the hand's buttons post: "G14", "TIG:pirate"
+    label: str
+    selected: bool
+
+
+@dataclass(frozen=True)
+class NextCard:
+    """Choosing, before your turn, the card to play when it comes (one seat's own)."""
+
+    options: list[NextCardOption]
+    chosen: str  # the chosen play's name, "" when none
+
+
+def _next_card(state: GameState, me: Seat, own: list[rules.Card]) -> NextCard | None:
+    """The next-card choice while the tricks are played and it is not this seat's turn."""
+    table = state.table
+    if (
+        table.status != Table.Status.PLAYING
+        or table.phase not in (Table.Phase.PLAYING, Table.Phase.TRICK_DONE)
+        or state.seat_to_play() == me
+        or not own
+    ):
+        return None
+    chosen = state.preselected(me)
+    options = []
+    for c in own:
+        plays = (
+            [rules.Play(c, as_=a) for a in (rules.PIRATE, rules.ESCAPE)]
+            if rules.needs_choice(c)
+            else [rules.Play(c)]
+        )
+        options += [
+            NextCardOption(str(p), card_name(c.code, p.as_ or ""), p == chosen) for p in plays
+        ]
+    label = card_name(chosen.card.code, chosen.as_ or "") if chosen is not None else ""
+    return NextCard(options, label)
 
 
 @dataclass(frozen=True)
@@ -412,7 +454,13 @@ def seat_context(state: GameState, me: Seat, *, origin: str = "") -> dict[str, A
     # -- the seat's own hand: the ONLY hand that ever enters a context ------------
     own = rules.sort_hand(rules.card(h.card) for h in state.hands.get(me.pk, []))
     legal = state.legal_cards(me) if phase == Phase.PLAYING else set()
-    hand = [HandCardView(str(c), str(c) in legal, rules.needs_choice(c)) for c in own]
+    chosen = state.preselected(me)
+    hand = [
+        HandCardView(
+            str(c), str(c) in legal, rules.needs_choice(c), chosen is not None and chosen.card == c
+        )
+        for c in own
+    ]
 
     controls = Controls()
     if table.status == Table.Status.WAITING:
@@ -448,6 +496,7 @@ def seat_context(state: GameState, me: Seat, *, origin: str = "") -> dict[str, A
         "headline": headline,
         "my_bid": my_bid.value if my_bid is not None else None,
         "hand": hand,
+        "next_card": _next_card(state, me, own),
         "controls": controls,
         "standings": _standings(state, names) if table.status == Table.Status.FINISHED else [],
         "rematch": rematch_context(table, me, state.seats),

@@ -105,6 +105,13 @@ class GameState:
         key = None if seat is None else seat.pk
         return [rules.card(h.card) for h in self.hands.get(key, [])]
 
+    def preselected(self, seat: Seat) -> rules.Play | None:
+        """The play this seat chose in advance for its turn (games.actions.preselect_card)."""
+        for hand_card in self.hands.get(seat.pk, []):
+            if hand_card.preselected:
+                return rules.Play(rules.card(hand_card.card), as_=hand_card.preselected_as or None)
+        return None
+
     def legal_cards(self, seat: Seat) -> set[str]:
         """Codes of the cards this seat may play now (empty when it's not their turn)."""
         if self.seat_to_play() != seat:

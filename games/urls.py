@@ -12,6 +12,7 @@ urlpatterns = [
     path("tables/<int:table_id>/start/", views.start_game, name="start_game"),
     path("tables/<int:table_id>/bid/", views.place_bid, name="place_bid"),
     path("tables/<int:table_id>/play/", views.play_card, name="play_card"),
+    path("tables/<int:table_id>/next-card/", views.preselect_card, name="preselect_card"),
     path("tables/<int:table_id>/next-trick/", views.next_trick, name="next_trick"),
     path("tables/<int:table_id>/next-round/", views.next_round, name="next_round"),
     path("tables/<int:table_id>/chat/", views.post_chat, name="post_chat"),

@@ -280,6 +280,17 @@ def play_card(request: HttpRequest, table_id: int) -> HttpResponse:
 
 
 @require_POST
+def preselect_card(request: HttpRequest, table_id: int) -> HttpResponse:
+    def call() -> Table:
+        form = _parsed(forms.PreselectForm, request)
+        card, tigress_as = form.play()
+        version = form.cleaned_data["version"]
+        return actions.preselect_card(request.user, table_id, version, card, tigress_as)
+
+    return _act(request, table_id, call)
+
+
+@require_POST
 def next_trick(request: HttpRequest, table_id: int) -> HttpResponse:
     return _act(
         request,

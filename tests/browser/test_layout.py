@@ -25,16 +25,14 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, Page, expect
 
-from .conftest import ACTION_TIMEOUT_MS, Server
+from .conftest import Server, Setup
 
 pytestmark = pytest.mark.browser
 
@@ -77,16 +75,6 @@ ROUND_DONE = "return t.phase == Table.Phase.ROUND_DONE and t.round_number == {ro
 TRICK_DONE = "return t.phase == Table.Phase.TRICK_DONE"
 
 
-@dataclass
-class Setup:
-    table_id: int
-    cookies: dict[str, str]  # username -> sessionid, host first
-
-    @property
-    def names(self) -> list[str]:
-        return list(self.cookies)
-
-
 def set_up(
     server: Server,
     players: int,
@@ -104,46 +92,6 @@ def set_up(
     cookies = dict(re.findall(r"^USER (\S+) (\S+)$", out, re.M))
     assert len(cookies) == players, out
     return Setup(table_id, cookies)
-
-
-@pytest.fixture
-def open_as(browser: Browser, server: Server) -> Iterator[Callable[..., Page]]:
-    """``open_as(setup, name, viewport)``: that player's table page, live, at that size."""
-    contexts: list[BrowserContext] = []
-    errors: list[str] = []
-
-    def _open(setup: Setup, name: str, viewport: dict[str, int], **options: Any) -> Page:
-        context = browser.new_context(base_url=server.url, viewport=viewport, **options)
-        context.set_default_timeout(ACTION_TIMEOUT_MS)
-        context.add_cookies(
-            [{"name": "sessionid", "value": setup.cookies[name], "url": server.url}]
-        )
-        contexts.append(context)
-        page = context.new_page()
-        # The socket's first message is a full snapshot that replaces every region:
-        # measure only after it (a replaced element has no computed style).
-        page.add_init_script(
-            "window.__pushes = 0; document.addEventListener('htmx:wsAfterMessage',"
-            " () => { window.__pushes += 1; });"
-        )
-        page.on("pageerror", lambda exc: errors.append(f"{name}: {exc}"))
-        page.on(
-            "console",
-            lambda msg: (
-                errors.append(f"{name}: {msg.text}")
-                if "Content Security Policy" in msg.text
-                else None
-            ),
-        )
-        page.goto(f"/tables/{setup.table_id}/")
-        expect(page.locator("#status")).to_be_visible()
-        page.wait_for_function("() => window.__pushes >= 1")
-        return page
-
-    yield _open
-    for context in contexts:
-        context.close()
-    assert not errors, "script errors or CSP violations:\n" + "\n".join(errors)
 
 
 def shoot(page: Page, artifacts: Path, name: str, viewport: dict[str, int]) -> Path:

@@ -49,6 +49,7 @@ ACTION_URL_NAMES = (
     "start_game",
     "place_bid",
     "play_card",
+    "preselect_card",
     "next_trick",
     "next_round",
     "post_chat",
@@ -117,7 +118,9 @@ def snapshot() -> dict[str, Any]:
         "seats": list(Seat.objects.order_by("pk").values_list("pk", "table", "user", "position")),
         "rounds": Round.objects.count(),
         "hand_cards": list(
-            HandCard.objects.order_by("pk").values_list("pk", "seat", "card", "played")
+            HandCard.objects.order_by("pk").values_list(
+                "pk", "seat", "card", "played", "preselected", "preselected_as"
+            )
         ),
         "bids": list(Bid.objects.order_by("pk").values_list("pk", "seat", "value")),
         "tricks": list(

@@ -55,6 +55,7 @@ ACTIONS = (
     "start",
     "bid",
     "play",
+    "next_card",
     "next_trick",
     "next_round",
     "chat",
@@ -156,6 +157,13 @@ def form_for(action: str, table: Table, user: Any) -> dict[str, str]:
     data: dict[str, str] = {"version": str(table.version)}
     if action == "bid":
         data["value"] = "0"
+    elif action == "next_card":
+        # A card of the user's own hand (a stranger's form names any card).
+        state = load_state(table)
+        own = state.seat_of(getattr(user, "pk", None))
+        hand = state.hand_of(own) if own is not None else []
+        code = str(hand[0]) if hand else "G1"
+        data["card"] = f"{code}:{rules.ESCAPE}" if rules.needs_choice(rules.card(code)) else code
     elif action == "play":
         # The exact legal card of whoever is to play now (or any card of the
         # user's own hand): refusals must come from who is asking, not from the card.
@@ -187,6 +195,7 @@ def url_for(action: str, table: Table) -> str:
         "start": "start_game",
         "bid": "place_bid",
         "play": "play_card",
+        "next_card": "preselect_card",
         "next_trick": "next_trick",
         "next_round": "next_round",
         "chat": "post_chat",
@@ -241,6 +250,12 @@ def expected(role: str, state: str, action: str) -> Cell:
         return (303, True) if state == "round_done" else (409, False)
     if action == "bid":
         return (303, True) if state == "bidding" else (409, False)
+    if action == "next_card":
+        # Chosen in advance while the tricks are played, by anyone but who plays now
+        # (seat 2, "seated", in the "playing" table).
+        if state == "trick_done" or (state == "playing" and role != "seated"):
+            return (303, True)
+        return (409, False)
     if action == "play":
         # Seat 2 ("seated") opens round 1; everyone else is out of turn.
         return (303, True) if state == "playing" and role == "seated" else (409, False)
@@ -405,7 +420,12 @@ CSRF_ACTIONS = (*(a for a in ACTIONS if a not in ("table", "join_get")), "create
 @pytest.mark.parametrize("htmx", [False, True], ids=["plain", "htmx"])
 @pytest.mark.parametrize("action", CSRF_ACTIONS)
 def test_every_post_needs_the_csrf_token(world: Any, action: str, htmx: bool) -> None:
-    state = {"bid": "bidding", "play": "playing", "next_trick": "trick_done"}.get(action, "waiting")
+    state = {
+        "bid": "bidding",
+        "play": "playing",
+        "next_trick": "trick_done",
+        "next_card": "trick_done",
+    }.get(action, "waiting")
     state = "round_done" if action == "next_round" else state
     cell = cell_world(world, state)
     table = cell["table"]

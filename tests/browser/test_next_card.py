@@ -1,0 +1,106 @@
+"""Choosing your next card before your turn, in the browser (issue 12, R5).
+
+Two players in round 2 with rigged hands (the server's own factories and driver,
+through ``manage.py shell``): anne leads, bob chooses his card in advance on his
+own page. When anne's lead makes it legal, bob's card lands in the same move,
+with no click of his; when anne's lead makes it illegal, it is not played, the
+choice is gone and bob is asked to play.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from .conftest import Server, Setup
+from .test_layout import DESKTOP, PHONE
+
+pytestmark = pytest.mark.browser
+
+RIGGED = """
+import random
+from games.models import Table
+from games.testing.driver import at_phase, play_until
+from games.testing.factories import session_cookie, started_table
+from tests.games.helpers import bid_all, rig_hands, state_of
+
+table, users = started_table(2, ghost=False, seed=7, prefix={prefix!r})
+table = play_until(table, random.Random(7), at_phase(Table.Phase.BIDDING, 2))
+rig_hands(table, {{0: ["G5", "Y3"], 1: ["G7", "Y9"]}})
+table = bid_all(table, 1)
+assert state_of(table).seat_to_play().user == users[0]
+print("TABLE", table.pk)
+for user in users:
+    print("USER", user.username, session_cookie(user).split("=", 1)[1])
+"""
+
+
+def rigged(server: Server) -> Setup:
+    out = server.shell(RIGGED.format(prefix=f"n{uuid.uuid4().hex[:5]}_"))
+    table_id = int(re.search(r"^TABLE (\d+)$", out, re.M).group(1))  # type: ignore[union-attr]
+    return Setup(table_id, dict(re.findall(r"^USER (\S+) (\S+)$", out, re.M)))
+
+
+def choose_next(page: Page, value: str) -> None:
+    version = page.locator("#hand").get_attribute("data-version")
+    page.locator("#next-card-choice").select_option(value)
+    page.get_by_role("button", name="Keep for my turn").click()
+    expect(page.locator(".next-card__chosen")).to_be_visible()
+    assert page.locator("#hand").get_attribute("data-version") == version  # no new version
+
+
+def play(page: Page, code: str) -> None:
+    page.locator(f'#hand button[value="{code}"]').click()
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_r5_the_chosen_card_is_played_for_you_when_your_turn_comes(
+    server: Server, open_as: Callable[..., Page], artifacts: Path, viewport: dict[str, int]
+) -> None:
+    setup = rigged(server)
+    anne, bob = setup.names
+    anne_page = open_as(setup, anne, viewport)
+    bob_page = open_as(setup, bob, viewport)
+    expect(bob_page.locator("#next-card-choice")).to_be_visible()
+    expect(anne_page.locator("#next-card-choice")).to_have_count(0)  # it is her move
+    choose_next(bob_page, "G7")
+    expect(bob_page.locator(".next-card__chosen")).to_contain_text("Green 7")
+    expect(bob_page.locator(".hand__card--next [data-card='G7']")).to_have_count(1)
+    bob_page.screenshot(
+        path=artifacts / f"next-card-chosen-{viewport['width']}.png", full_page=True
+    )
+    # Nothing of bob's choice reaches anne.
+    expect(anne_page.locator(".hand__card--next")).to_have_count(0)
+    expect(anne_page.locator("body")).not_to_contain_text("Next card")
+
+    play(anne_page, "G5")
+    # The same move: both cards on the table on both pages, bob never clicked.
+    for page in (anne_page, bob_page):
+        expect(page.locator("#trick [data-card='G5']")).to_have_count(1)
+        expect(page.locator("#trick [data-card='G7']")).to_have_count(1)
+    expect(bob_page.locator("#hand [data-card='G7']")).to_have_count(0)
+    expect(bob_page.locator(".next-card__chosen")).to_have_count(0)
+
+
+def test_r5_a_chosen_card_made_illegal_by_the_lead_is_not_played(
+    server: Server, open_as: Callable[..., Page], artifacts: Path
+) -> None:
+    setup = rigged(server)
+    anne, bob = setup.names
+    anne_page = open_as(setup, anne, DESKTOP)
+    bob_page = open_as(setup, bob, DESKTOP)
+    choose_next(bob_page, "Y9")
+    play(anne_page, "G5")  # green led: bob must follow with his green 7
+    expect(bob_page.locator("#trick [data-card='G5']")).to_have_count(1)
+    expect(bob_page.locator("#trick [data-card='Y9']")).to_have_count(0)
+    expect(bob_page.locator("#hand [data-card='Y9']")).to_have_count(1)
+    expect(bob_page.locator(".next-card__chosen")).to_have_count(0)
+    expect(bob_page.locator("#hand button[value='G7']")).to_be_enabled()  # his move now
+    bob_page.screenshot(path=artifacts / "next-card-illegal.png", full_page=True)
+    play(bob_page, "G7")
+    expect(anne_page.locator("#trick [data-card='G7']")).to_have_count(1)
