@@ -72,3 +72,46 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         report.outcome = "failed"
         report.longrepr = f"skipped under CI=true, where every service must be there: {reason}"
     return report
+
+
+# -- pytest-xdist: what shares a worker, and what starts first -----------------------------
+
+#: Test paths whose module- or package-scoped games take longest to build: they start
+#: first, so that the workers' last minutes are short tests and not one long game.
+LONG_FIRST = (
+    "tests/security/test_hidden_information.py",
+    "tests/games/test_simulate_tables.py",
+    "tests/security/test_concurrency.py",
+    "tests/after/",
+    "tests/security/test_authorization_matrix.py",
+    "tests/games/test_views.py",
+    "tests/security/test_bad_input.py",
+)
+#: Packages whose package-scoped fixture (a set of complete games) must be built once:
+#: all their modules run on one worker.
+ONE_WORKER_PACKAGES = ("tests/after/",)
+
+
+def _long_rank(nodeid: str) -> int:
+    return next(
+        (i for i, path in enumerate(LONG_FIRST) if nodeid.startswith(path)), len(LONG_FIRST)
+    )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # Stable: within a rank, collection order (and so each module's own order) stays.
+    items.sort(key=lambda item: _long_rank(item.nodeid))
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """--dist loadscope, with each package of ONE_WORKER_PACKAGES as one scope."""
+    if config.getoption("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class PackageScopes(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            package = next((p for p in ONE_WORKER_PACKAGES if nodeid.startswith(p)), None)
+            return package or super()._split_scope(nodeid)
+
+    return PackageScopes(config, log)

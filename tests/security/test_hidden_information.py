@@ -219,7 +219,9 @@ def seat_ids(table_id: int) -> dict[int, int]:
     ("humans", "ghost", "rounds", "seed"),
     [
         pytest.param(2, True, 10, 11, id="2-players-with-ghost"),
-        pytest.param(3, False, 10, 12, id="3-players"),
+        # The complete 3-player game in the thorough run; its first 4 rounds in the quick one.
+        pytest.param(3, False, 4, 12, id="3-players-rounds-1-4"),
+        pytest.param(3, False, 10, 12, id="3-players", marks=pytest.mark.thorough),
         # Rounds 1-3 in the quick run; the complete 8-player game (R2: 9 cards in rounds
         # 9 and 10) in the thorough one (pytest -m thorough, CI).
         pytest.param(8, False, 3, 13, id="8-players-rounds-1-3"),
