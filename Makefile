@@ -71,3 +71,18 @@ deploy-deps:
 test-deploy: install deploy-deps
 	$(BIN)/python -m pytest -m deploy
 # --- end deployment ---------------------------------------------------------------
+
+# --- the browser suite under load (issue 10) -----------------------------------------
+# Three runs in a row of `make test`'s browser tests with both cores kept busy by
+# Debian's stress-ng (installed when missing): they wait on state, never on time.
+.PHONY: test-browser-stress
+test-browser-stress: install browser-deps
+	@command -v stress-ng >/dev/null 2>&1 || { \
+	  echo "Installing Debian's stress-ng"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq stress-ng >/dev/null; }
+	stress-ng --cpu 2 --timeout 3600s --quiet & stress=$$!; \
+	trap 'kill $$stress' EXIT; \
+	for run in 1 2 3; do \
+	  echo "== browser run $$run of 3 under stress-ng --cpu 2"; \
+	  $(BIN)/python -m pytest -m "browser and not thorough" -p no:asyncio -q || exit 1; \
+	done
