@@ -30,6 +30,8 @@ browser-deps:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 # Two pytest runs: sync Playwright and the async consumer tests clash in one process.
+# The browser run is spread over the cores too: each worker starts its own server and
+# database, with its own channel and cache prefixes (CHANNEL_PREFIX, CACHE_KEY_PREFIX).
 # The first runs on every core (pytest-xdist). Each test module runs whole on one
 # worker (--dist loadscope), so a module's committed games are built once.
 # (--dist loadgroup would be finer, but xdist 3.8's groups do nothing under pytest 9.)
@@ -42,7 +44,7 @@ test: install browser-deps
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy --strict games/rules
 	$(BIN)/python -m pytest $(XDIST) -m "not browser and not deploy and not thorough"
-	$(BIN)/python -m pytest -m "browser and not thorough" -p no:asyncio
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -m "browser and not thorough" -p no:asyncio
 
 # CI's thorough pass, on top of `make test`: every property with its full example
 # count (HYPOTHESIS_PROFILE=thorough) and the long complete games (marked thorough:

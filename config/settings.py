@@ -145,7 +145,12 @@ if REDIS_URL:
             # took 200 ms here; it may drop a message in a partition, which the
             # snapshot sent on every reconnect heals.
             "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-            "CONFIG": {"hosts": [{"address": REDIS_URL, "max_connections": 1000}]},
+            "CONFIG": {
+                "hosts": [{"address": REDIS_URL, "max_connections": 1000}],
+                # Several sites (or test servers) may share one Redis database:
+                # each keeps its channels and groups under a prefix of its own.
+                "prefix": os.environ.get("CHANNEL_PREFIX", "asgi"),
+            },
         }
     }
     # The cache (sessions, rate limits) in a database of its own: flushing or
@@ -155,6 +160,7 @@ if REDIS_URL:
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_CACHE_URL,
+            "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", ""),
         }
     }
 else:

@@ -31,6 +31,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
+from tests.support.cache import PREFIX
 from tests.support.servers import (
     ROOT,
     free_port,
@@ -113,6 +114,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         "SIGNUP_RATE_LIMIT": "100000",
         "AXES_FAILURE_LIMIT": "100000",
         "PYTHONUNBUFFERED": "1",
+        # Browser runs may go side by side (pytest-xdist), each with a server and a
+        # database of its own, on one Redis: the table ids of two databases are the
+        # same numbers, so each server keeps its channels and cache keys apart.
+        "CHANNEL_PREFIX": f"asgi-{PREFIX}",
+        "CACHE_KEY_PREFIX": PREFIX,
     }
     with scratch_database(os.environ.get("DATABASE_URL", ""), tmp, "browser", env) as db_url:
         env["DATABASE_URL"] = db_url
