@@ -86,5 +86,5 @@ test-browser-stress: install browser-deps
 	trap 'kill $$stress' EXIT; \
 	for run in 1 2 3; do \
 	  echo "== browser run $$run of 3 under stress-ng --cpu 2"; \
-	  $(BIN)/python -m pytest -m "browser and not thorough" -p no:asyncio -q || exit 1; \
+	  $(BIN)/python -m pytest -n $(PYTEST_WORKERS) -m "browser and not thorough" -p no:asyncio -q || exit 1; \
 	done
