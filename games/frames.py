@@ -78,14 +78,23 @@ def _render(regions: Iterable[str], context: dict[str, Any]) -> str:
 
 
 def render_frames(
-    state: GameState, public: Iterable[str], *, seat_regions: bool = True
+    state: GameState,
+    public: Iterable[str],
+    *,
+    seat_regions: bool = True,
+    users: set[int] | None = None,
 ) -> dict[int, str]:
-    """user id -> the frame for that seat: ``public`` regions, then its own regions."""
+    """user id -> the frame for that seat: ``public`` regions, then its own regions.
+
+    ``users``: only these users' frames (None: every seat's).
+    """
     public = [r for r in PUBLIC_REGIONS if r in set(public)]
     shared_context: dict[str, Any] | None = None
     shared: dict[str, str] = {}  # language -> the public regions, rendered once
     frames: dict[int, str] = {}
     for seat in state.seats:
+        if users is not None and seat.user_id not in users:
+            continue
         language = language_of(seat.user)
         with translation.override(language):
             if language not in shared:
