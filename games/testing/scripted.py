@@ -41,7 +41,8 @@ def scripted_round(
         list(users) if users is not None else humans, ghost=bool(ghost), seed=seed
     )
     if round_number > 1:
-        table = play_until(table, random.Random(seed), at_phase(Table.Phase.BIDDING, round_number))
+        rng = random.Random(seed)  # noqa: S311 (a reproducible test game, no secret)
+        table = play_until(table, rng, at_phase(Table.Phase.BIDDING, round_number))
     state = load_state(table)
     assert state.round is not None
     opener = state.player_index(state.round.opener_id)

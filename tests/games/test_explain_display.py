@@ -23,6 +23,10 @@ from .helpers import state_of
 pytestmark = pytest.mark.django_db
 
 
+# The cards marked "winning" in a trick region (the trick in progress).
+WINNING = re.compile(r'<span class="play[^"]*play--winning[^"]*"[^>]*>.*?data-card="(\w+)"')
+
+
 def page(user, table: Table) -> str:
     client = Client()
     client.force_login(user)
@@ -126,7 +130,11 @@ def test_r9_bonus_shown_with_whether_it_still_counts_and_in_the_round_summary():
     assert f"It counts if {winner} makes the bid exactly, which is still possible." in trick
     # The round summary names the capture that made the bonus (R9), base and bonus apart.
     scores = region(html, "scores")
-    row = re.search(rf'<tr data-seat="[^"]+">\s*<th scope="row" title="{winner}">.*?</tr>', scores, re.S)
+    row = re.search(
+        rf'<tr data-seat="[^"]+">\s*<th scope="row" title="{winner}">.*?</tr>',
+        scores,
+        re.S,
+    )
     assert row and "Pirate captured by Skull King: +30" in text(row.group(0))
     assert "20 + 30 = 50" in text(scores)  # the score sheet: base + bonus in every cell
     assert "-10 + 0 = -10" in text(scores)
@@ -149,13 +157,13 @@ def test_r5_lead_suit_and_winning_mark_change_as_cards_land():
     trick = region(page(users[0], table), "trick")
     assert "Lead: green" in text(trick)
     assert "Green 5 is winning: the highest green" in text(trick)
-    winning = re.findall(r'<span class="play[^"]*play--winning[^"]*"[^>]*>.*?data-card="(\w+)"', trick)
+    winning = WINNING.findall(trick)
     assert winning == ["G5"]
     table = play_script(table, ["B3"])
     trick = region(page(users[0], table), "trick")
     assert "Lead: green" in text(trick)
     assert "Black 3 is winning: it trumps" in text(trick)
-    winning = re.findall(r'<span class="play[^"]*play--winning[^"]*"[^>]*>.*?data-card="(\w+)"', trick)
+    winning = WINNING.findall(trick)
     assert winning == ["B3"]
 
 
