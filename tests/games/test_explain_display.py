@@ -14,7 +14,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games import actions
+from games import actions, frames
 from games.models import Table
 from games.testing.scripted import play_script, scripted_round
 
@@ -238,3 +238,20 @@ def test_r8_the_ghosts_automatic_play_is_announced():
     for user in users:
         status = region(page(user, table), "status")
         assert "Graybeard plays Purple 9" in text(status)
+
+
+def test_r4_unplayable_reasons_only_in_the_owners_pushed_frame_and_snapshot():
+    """The frames a move pushes (games.frames): the reason, read from a hand, reaches only
+    the hand's owner; the public regions carry none."""
+    hands = [["G5", "P2"], ["G7", "Y3"], ["ESC1", "P4"]]
+    table, users = scripted_round(hands, round_number=2, bids=[0, 0, 0])
+    table = play_script(table, ["G5"])
+    state = state_of(table)
+    owner = state.seat_to_play()
+    assert owner is not None
+    pushed = frames.render_frames(state, frames.PUBLIC_REGIONS)
+    for user_id, frame in pushed.items():
+        assert ("You must follow green" in frame) == (user_id == owner.user_id)
+    for seat in state.seats:
+        snapshot = frames.render_snapshot(state, seat)
+        assert ("You must follow green" in snapshot) == (seat == owner)
