@@ -244,7 +244,7 @@ def test_r4_unplayable_reasons_only_in_the_owners_pushed_frame_and_snapshot():
     """The frames a move pushes (games.frames): the reason, read from a hand, reaches only
     the hand's owner; the public regions carry none."""
     hands = [["G5", "P2"], ["G7", "Y3"], ["ESC1", "P4"]]
-    table, users = scripted_round(hands, round_number=2, bids=[0, 0, 0])
+    table, _users = scripted_round(hands, round_number=2, bids=[0, 0, 0])
     table = play_script(table, ["G5"])
     state = state_of(table)
     owner = state.seat_to_play()
