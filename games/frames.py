@@ -37,14 +37,16 @@ PARTIALS: dict[str, str] = {
     "controls": "controls",
     "scores": "scores",
     "chat-log": "chat_log",
+    "tricks-history": "history",
 }
-PUBLIC_REGIONS: tuple[str, ...] = ("seats", "trick", "scores", "chat-log")
+PUBLIC_REGIONS: tuple[str, ...] = ("seats", "trick", "scores", "chat-log", "tricks-history")
 SEAT_REGIONS: tuple[str, ...] = ("status", "hand", "controls")
 ALL_REGIONS: tuple[str, ...] = tuple(PARTIALS)
 
-#: What a move changes for everyone: the seat list (turn, bids, cards left) and
-#: the trick. The scores change only when a round ends (see public_regions_after).
-MOVE_REGIONS: tuple[str, ...] = ("seats", "trick")
+#: What a move changes for everyone: the seat list (turn, bids, cards left), the
+#: trick and the round's earlier tricks (a trick ends, the next begins). The scores
+#: change only when a round ends (see public_regions_after).
+MOVE_REGIONS: tuple[str, ...] = ("seats", "trick", "tricks-history")
 CHAT_REGIONS: tuple[str, ...] = ("chat-log",)
 
 
