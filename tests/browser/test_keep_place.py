@@ -94,9 +94,7 @@ def test_r5_a_push_leaves_the_open_tigress_choice_open(
     push_everything(server, setup, page, bob_page)
     expect(page.locator("#tigress-choice")).to_have_attribute("open", "")
     expect(pirate).to_be_visible()
-    page.screenshot(
-        path=artifacts / f"keep-place-tigress-{viewport['width']}.png", full_page=True
-    )
+    page.screenshot(path=artifacts / f"keep-place-tigress-{viewport['width']}.png", full_page=True)
     pirate.click()  # and it still plays (R5)
     expect(bob_page.locator('#trick [data-card="TIG"][data-as="pirate"]')).to_have_count(1)
 

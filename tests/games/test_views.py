@@ -444,7 +444,8 @@ def test_plain_post_redirects_303_htmx_post_returns_the_actors_frame(monkeypatch
     assert response["HX-Reswap"] == "none"
     html = response.content.decode()
     assert "<html" not in html and 'id="table-content"' not in html
-    ids = re.findall(r'^<(?:section|div|ol) id="([a-z-]+)"[^>]*hx-swap-oob="(?:true|morph)"', html, re.M)
+    oob = r'^<(?:section|div|ol) id="([a-z-]+)"[^>]*hx-swap-oob="(?:true|morph)"'
+    ids = re.findall(oob, html, re.M)
     assert ids == ["error", "seats", "trick", "status", "hand", "controls"]
     assert f'data-version="{fresh(table).version}"' in html
     # The very frame bert's socket got, not a second render.
