@@ -7,8 +7,8 @@
  * 2. After your own action (an htmx request from this page) focus lands on the
  *    next sensible control: a playable card, a bid, the host's "Next trick" /
  *    "Next round" / "Start game"; else your hand, so Tab reaches your cards.
- * 3. A push that removed the focused control (e.g. the card just played elsewhere)
- *    puts focus on the same sensible control instead of dropping it to <body>.
+ * 3. A push that removed the focused control, or that brings your move while focus
+ *    waits on your hand, puts focus on that sensible control (not on <body>).
  */
 (function () {
   "use strict";
@@ -79,10 +79,16 @@
     if (target) target.focus();
   });
 
+  // A push: if focus was lost, or is parked on your hand waiting for your turn, put
+  // it on the control the push brought (your card, your bid, the host's button).
+  // Focus the player placed anywhere else stays where it is.
   document.addEventListener("htmx:wsAfterMessage", function () {
-    if (!onTable() || !lost() || !hadFocus) return;
+    if (!onTable() || !hadFocus) return;
+    var active = document.activeElement;
+    var parked = active && active.id === "hand";
+    if (!lost() && !parked) return;
     var target = nextControl();
-    if (target) target.focus();
+    if (target && target !== active) target.focus();
   });
 
   // Only then may a push move focus (a focused control removed: focusin does not fire).

@@ -29,13 +29,21 @@
     try { window.localStorage.setItem(key, on ? "on" : "off"); } catch (e) { /* private mode */ }
   }
 
-  function say(text) {
+  // One message swaps several regions (the trick, then your status): what they say
+  // is gathered and spoken once, in order ("anne plays Green 3. Your move").
+  var queued = [];
+  var flushing = null;
+  function say(words) {
     var region = document.getElementById("announce");
-    if (!region || !text) return;
-    // Replacing the text (not appending) keeps the region short; the same text
-    // twice in a row is re-set so that it is spoken again.
-    region.textContent = "";
-    window.setTimeout(function () { region.textContent = text; }, 30);
+    if (!region || !words.length) return;
+    queued = queued.concat(words);
+    if (flushing) return;
+    flushing = window.setTimeout(function () {
+      // Replacing the text (not appending) keeps the region short.
+      region.textContent = queued.join(". ");
+      queued = [];
+      flushing = null;
+    }, 60);
   }
 
   function tone() {
@@ -98,7 +106,7 @@
       if (document.hidden && stored(NOTIFY_KEY)) notify(mark + " · " + baseTitle);
     }
     wasMyMove = myMove;
-    if (words.length) say(words.join(". "));
+    say(words);
   }
 
   function setUp() {
