@@ -85,7 +85,8 @@ def next_move(page: Page) -> str | None:
 
 
 def act(page: Page, move: str, rng: random.Random) -> int:
-    """Make ``move`` with the keyboard; returns the Tabs it took."""
+    """Make ``move`` with the keyboard; returns the Tabs it took to reach the control
+    (or the row of controls: bids, cards) it needs."""
     if move == "host":
         label = page.locator("#controls .button--primary").first.inner_text().strip()
         tabs = tab_to(page, lambda f: f["tag"] == "BUTTON" and f["text"] == label)
@@ -94,7 +95,9 @@ def act(page: Page, move: str, rng: random.Random) -> int:
     if move == "bid":
         options = page.locator("#controls .bid-button").count()
         bid = rng.randrange(options)
-        tabs = tab_to(page, lambda f: f["label"] == f"Bid {bid}")
+        # Counted: the Tabs to the row of bids; then along the row to the bid chosen.
+        tabs = tab_to(page, lambda f: f["label"].startswith("Bid "))
+        tab_to(page, lambda f: f["label"] == f"Bid {bid}", limit=options)
         page.keyboard.press("Enter")
         return tabs
     # R5: any playable card (the page enables only the legal ones; Tab skips the others).
@@ -105,7 +108,6 @@ def act(page: Page, move: str, rng: random.Random) -> int:
         if not page.evaluate(FOCUSED)["id"].startswith("play-"):
             page.keyboard.press("Shift+Tab")
             break
-    tabs += steps
     if page.evaluate(FOCUSED)["id"] == "play-TIG":
         page.keyboard.press("Enter")  # opens the choice (R1: pirate or escape)
         choice = rng.choice(("a pirate", "an escape"))
@@ -118,12 +120,15 @@ def play_by_keyboard(pages: list[Page], rounds: int, rng: random.Random) -> list
     """Play until round ``rounds`` is scored and moved past (or the game is over);
     the Tabs of each player's moves."""
     tab_counts: list[list[int]] = [[] for _ in pages]
+    slow: list[str] = []
     for _ in range(2_000):
         if count(pages[0], ".standings"):
+            print("\n".join(slow))
             return tab_counts
         meta = pages[0].locator("#status .status__meta").inner_text()
         number = re.search(r"Round (\d+) of", meta)
         if number and int(number.group(1)) > rounds:
+            print("\n".join(slow))
             return tab_counts
         moves = [(page, next_move(page)) for page in pages]
         ready = [(page, move) for page, move in moves if move]
@@ -134,7 +139,11 @@ def play_by_keyboard(pages: list[Page], rounds: int, rng: random.Random) -> list
             continue
         page, move = ready[0]
         before = version(page)
-        tab_counts[pages.index(page)].append(act(page, move, rng))
+        start = page.evaluate(FOCUSED)
+        tabs = act(page, move, rng)
+        tab_counts[pages.index(page)].append(tabs)
+        if tabs > MOST_TABS:
+            slow.append(f"{move} from {start}: {tabs} Tabs")
         for p in pages:  # the move reached both players
             expect(p.locator("#status")).not_to_have_attribute("data-version", before)
     raise AssertionError("the game did not end")
