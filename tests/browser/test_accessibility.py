@@ -158,3 +158,25 @@ def test_axe_counts_no_violation(
             assert "label-content-name-mismatch" in result["passes"]
     finally:
         context.close()
+
+
+def test_the_skip_link_is_the_first_tab_stop_and_skips_to_the_content(
+    browser: Browser, server: Server, tables: dict[str, Setup]
+) -> None:
+    setup = tables["playing"]
+    context = browser.new_context(base_url=server.url, viewport=DESKTOP)
+    try:
+        cookie = next(iter(setup.cookies.values()))
+        context.add_cookies([{"name": "sessionid", "value": cookie, "url": server.url}])
+        page = context.new_page()
+        page.goto(f"/tables/{setup.table_id}/")
+        page.keyboard.press("Tab")
+        skip = page.get_by_role("link", name="Skip to the content")
+        expect(skip).to_be_focused()
+        expect(skip).to_be_in_viewport()  # shown when focused
+        page.keyboard.press("Enter")
+        expect(page.locator("main#main")).to_be_focused()
+        page.keyboard.press("Tab")  # the next stop is in the table, past the header
+        assert page.evaluate("() => !!document.activeElement.closest('main')")
+    finally:
+        context.close()

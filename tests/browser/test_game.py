@@ -201,15 +201,10 @@ def play(player: Player, code: str, rng: random.Random, players: Sequence[Player
         choice = rng.choice(("pirate", "escape"))
         article = "a pirate" if choice == "pirate" else "an escape"
         choose = button(page, f"Play the Tigress as {article}")
-        for _attempt in range(3):
-            page.locator("#hand").get_by_label("Play the Tigress", exact=True).click()
-            try:
-                expect(choose).to_be_visible(timeout=2_000)
-                break
-            except AssertionError:
-                # A push (a presence or chat change) replaced the hand and closed the
-                # choice: wait for the table to be quiet again, then open it again.
-                before = settle(players)
+        # A push never closes the open choice (morphing swaps, tests/browser/test_keep_place.py),
+        # so one click opens it (a second would close it again).
+        page.locator("#hand").get_by_label("Play the Tigress", exact=True).click()
+        expect(choose).to_be_visible()
         choose.click()
         played = f"TIG:{choice}"
     else:
