@@ -2,7 +2,8 @@
 
 A push updates the page in place (htmx's idiomorph, ``hx-swap-oob="morph"``): it
 never closes the Tigress choice you opened, never drops the chat message you are
-typing and never takes the focus away from the card you are on.
+typing and never takes the focus away from the card you are on; after your own
+move focus lands on the next sensible control (static/js/focus.js).
 
 Two players in round 2 with rigged hands: anne opens (R3) holding the Tigress.
 The push is the server sending every region of the table again
@@ -135,3 +136,22 @@ def test_r5_focus_stays_on_your_card_through_a_push(
     expect(page.locator("#play-G3")).to_have_attribute("aria-label", "Play Green 3")
     page.keyboard.press("Enter")
     expect(bob_page.locator('#trick [data-card="G3"]')).to_have_count(1)
+
+
+def test_r11_after_your_move_focus_lands_on_the_next_sensible_control(
+    server: Server, open_as: Callable[..., Page]
+) -> None:
+    setup = rigged(server)
+    anne, bob = setup.names
+    page = open_as(setup, anne, DESKTOP)
+    bob_page = open_as(setup, bob, DESKTOP)
+    page.locator("#play-G3").focus()
+    page.keyboard.press("Enter")  # anne plays (R5); bob is next
+    expect(page.locator("#hand")).to_be_focused()  # not <body>: Tab goes on to her cards
+    bob_page.locator("#play-G5").focus()
+    bob_page.keyboard.press("Enter")  # the trick is done: anne, the host, moves on (R11)
+    next_trick = page.get_by_role("button", name="Next trick")
+    expect(next_trick).to_be_focused()  # the push brought her next control
+    expect(bob_page.locator("#hand")).to_be_focused()  # bob waits for the host
+    page.keyboard.press("Enter")
+    expect(bob_page.locator("#trick .play")).to_have_count(0)  # trick 2 begins
