@@ -13,11 +13,16 @@
       button.textContent = button.getAttribute("data-copied") || "✓";
       setTimeout(function () { button.textContent = label; }, 1500);
     };
-    if (navigator.clipboard && window.isSecureContext) {
-      navigator.clipboard.writeText(input.value).then(done, function () { input.select(); });
-    } else {
+    // The old way: select the text and copy it (the text stays selected if that fails).
+    var selectAndCopy = function () {
       input.select();
-      try { document.execCommand("copy"); done(); } catch (e) { /* the text stays selected */ }
+      try { if (document.execCommand("copy")) done(); } catch (e) { /* still selected */ }
+    };
+    if (navigator.clipboard && window.isSecureContext) {
+      // writeText refuses while the document is not focused: fall back then.
+      navigator.clipboard.writeText(input.value).then(done, selectAndCopy);
+    } else {
+      selectAndCopy();
     }
   });
 
