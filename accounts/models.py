@@ -53,7 +53,7 @@ class User(AbstractUser):
 
     objects = CaseInsensitiveUserManager()
 
-    class Meta:
+    class Meta(AbstractUser.Meta):  # its translated verbose names ("user", "users")
         constraints = [
             models.UniqueConstraint(Lower("username"), name="accounts_user_username_ci_unique"),
         ]

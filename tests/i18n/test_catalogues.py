@@ -36,11 +36,13 @@ SAME_AS_ENGLISH = {
     "fr": {
         "Options", "Pirate", "Skull King", "Kraken", "Date", "Table", "Score", "Place",
         "Pages", "Base", "Bonus", "Total", "total", "base", "bonus", "Message", "Actions",
-        "scores", "%(points)s points", "%(suit)s %(rank)d", "%(suit)s %(rank)s",
+        "scores", "%(points)s points", "%(suit)s %(rank)d", "%(suit)s %(rank)s", "phase",
+        "version", "table", "tables",
     },
     "de": {
         "Skull King", "Kraken", "Tigress", "Bonus", "Lobby", "Chat", "offline",
         "%(suit)s %(rank)d", "%(suit)s %(rank)s", "%(card)s: +%(points)d",
+        "%(user)s: %(total)s in %(round)s",
     },
     "es": {
         "Skull King", "Kraken", "Escape", "Chat", "Base", "base", "Total", "total",
