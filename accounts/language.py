@@ -53,9 +53,12 @@ class UserLanguageMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        language = account_language(getattr(request, "user", None))
+        user = getattr(request, "user", None)
+        language = account_language(user)
         if language and language != getattr(request, "LANGUAGE_CODE", ""):
             _apply(request, language)
+        elif user is not None and user.is_authenticated and not language:
+            _remember_browser_language(request, user)
         response = self.get_response(request)
         # Read again: this request may have logged in, or used the selector.
         language = account_language(getattr(request, "user", None))
@@ -63,6 +66,16 @@ class UserLanguageMiddleware:
         if language and request.COOKIES.get(cookie) != language and cookie not in response.cookies:
             _set_cookie(response, language)
         return response
+
+
+def _remember_browser_language(request: HttpRequest, user: Any) -> None:
+    """An account with no language yet (made before issue 13) takes the one its
+    browser asks for, so that its live table speaks like its pages. The default
+    language needs no write: an empty account language already means it."""
+    current = supported(getattr(request, "LANGUAGE_CODE", ""))
+    if current and current != settings.LANGUAGE_CODE:
+        user.language = current
+        user.save(update_fields=["language"])
 
 
 def _set_cookie(response: HttpResponse, language: str) -> None:
@@ -102,7 +115,7 @@ def apply_account_language(
         _apply(request, language)
         return
     # No language on the account yet: keep the one this visitor reads the site in.
-    current = supported(getattr(request, "LANGUAGE_CODE", "") or translation.get_language())
+    current = supported(getattr(request, "LANGUAGE_CODE", ""))
     if current:
         user.language = current
         user.save(update_fields=["language"])
