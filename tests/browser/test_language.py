@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from .conftest import ACTION_TIMEOUT_MS, PASSWORD, Server, log_in, sign_up
+from .test_layout import MID_TRICK, PHONE, box, set_up
 
 pytestmark = pytest.mark.browser
 
@@ -28,6 +30,9 @@ def new_page(browser: Browser, server: Server, locale: str, contexts: list[Any])
 
 
 def choose(page: Page, code: str) -> None:
+    # The page's scripts submit the selector on change: wait until they are loaded
+    # (a redirect may have just replaced the document).
+    page.wait_for_load_state("load")
     page.locator("#language-select").select_option(code)
     expect(page.locator("html")).to_have_attribute("lang", code)
 
@@ -73,3 +78,20 @@ def test_the_selector_switches_the_language_and_the_account_remembers_it(
     finally:
         for context in contexts:
             context.close()
+
+
+@pytest.mark.parametrize("locale", ["de-DE", "fr-FR", "es-ES"])
+def test_the_phone_header_fits_one_line_in_each_language(
+    server: Server, open_as: Callable[..., Page], locale: str
+) -> None:
+    """The longer German, French and Spanish words and the selector still fit a phone."""
+    setup = set_up(server, 2, MID_TRICK.format(plays=0), prefix=f"l{uuid.uuid4().hex[:4]}_")
+    page = open_as(setup, setup.names[0], PHONE, locale=locale)
+    expect(page.locator("html")).to_have_attribute("lang", locale[:2])
+    items = page.locator(".site-header .brand, .site-header .nav > *, .site-header .language-form")
+    tops = items.evaluate_all("els => els.map(e => e.getBoundingClientRect().top)")
+    bottoms = items.evaluate_all("els => els.map(e => e.getBoundingClientRect().bottom)")
+    assert max(tops) - min(tops) <= 8, tops
+    assert box(page, ".site-header")["height"] <= max(bottoms) - min(tops) + 24
+    fits = page.locator(".site-header").evaluate("e => e.scrollWidth <= e.clientWidth")
+    assert fits, "the header's items overflow it"
