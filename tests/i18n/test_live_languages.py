@@ -100,3 +100,39 @@ async def test_a_french_and_a_german_player_each_read_their_own_language_live() 
     assert "Stich" in seen["de"]
     for comm in socks.values():
         await comm.disconnect()
+
+
+def test_public_regions_are_rendered_once_per_language_not_per_seat(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Three seats, two languages: the seats and the trick are rendered twice, not three
+    times; each seat's own regions once for that seat, in its language (R4: only its own)."""
+    from games import frames
+    from games.state import load_state
+    from games.testing.factories import make_user, started_table
+
+    users = [make_user(name) for name in ("anne", "bert", "cleo")]
+    set_languages(users, ("fr", "de", "fr"))
+    table, users = started_table(users, ghost=False)
+    state = load_state(Table.objects.get(pk=table.pk))
+    rendered: list[tuple[str, str]] = []
+    original = frames.render_region
+
+    def counting(region: str, context: dict) -> str:  # type: ignore[type-arg]
+        from django.utils import translation
+
+        rendered.append((region, translation.get_language()))
+        return original(region, context)
+
+    monkeypatch.setattr(frames, "render_region", counting)
+    result = frames.render_frames(state, frames.MOVE_REGIONS)
+    public = [r for r in rendered if r[0] in frames.MOVE_REGIONS]
+    assert sorted(public) == sorted(
+        [("seats", "fr"), ("trick", "fr"), ("seats", "de"), ("trick", "de")]
+    )
+    assert [r for r in rendered if r[0] == "hand"] == [
+        ("hand", "fr"),
+        ("hand", "de"),
+        ("hand", "fr"),
+    ]
+    by_user = {user.username: result[user.pk] for user in users}
+    assert "Votre main" in by_user["anne"] and "Deine Hand" in by_user["bert"]
+    assert "Deine Hand" not in by_user["cleo"]
