@@ -23,28 +23,33 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
-from . import frames
+from . import frames, presence
 from .models import Seat, Table
 from .state import GameState, load_state
 
 log = logging.getLogger(__name__)
 
-# The frames published while a view runs its action (see ``collecting``).
+# The frames published while a view runs its action (see ``collecting``), and the
+# user whose frame the view answers with (rendered even with no socket open).
 _collected: ContextVar[dict[int, str] | None] = ContextVar("collected_frames", default=None)
+_actor: ContextVar[int | None] = ContextVar("actor", default=None)
 
 
 @contextlib.contextmanager
-def collecting() -> Iterator[dict[int, str]]:
+def collecting(actor_id: int | None = None) -> Iterator[dict[int, str]]:
     """Collect the frames published in this block: user id -> that user's frame.
 
     The view wraps its action in it, so the actor's HTTP answer is the very frame
-    its socket gets, without a second render.
+    its socket gets, without a second render. ``actor_id``'s frame is rendered
+    whether or not that user has a socket open.
     """
     frames_seen: dict[int, str] = {}
     token = _collected.set(frames_seen)
+    actor_token = _actor.set(actor_id)
     try:
         yield frames_seen
     finally:
+        _actor.reset(actor_token)
         _collected.reset(token)
 
 
@@ -124,7 +129,14 @@ def publish(
         if fresh is None:
             return {}
         state = load_state(fresh)
-    rendered = frames.render_frames(state, public, seat_regions=seat_regions)
+    # Only the seats that watch: a socket opened later reads a full snapshot.
+    listening = presence.listening_seats(seat.pk for seat in state.seats)
+    users = None
+    if listening is not None:
+        users = {seat.user_id for seat in state.seats if seat.pk in listening}
+        if (actor := _actor.get()) is not None:
+            users.add(actor)
+    rendered = frames.render_frames(state, public, seat_regions=seat_regions, users=users)
     collector = _collected.get()
     if collector is not None and seat_regions:
         collector.update(rendered)

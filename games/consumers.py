@@ -190,9 +190,11 @@ class TableConsumer(AsyncWebsocketConsumer):
                 if self.seat_id is None:
                     break
                 try:
-                    online = await sync_to_async(push.heartbeat, thread_sensitive=False)(
+                    online, expired = await sync_to_async(push.heartbeat, thread_sensitive=False)(
                         self.seat_id, self.channel_name, self.seat_ids
                     )
+                    if expired and not await self.send_snapshot():
+                        break  # a stalled process: moves may have skipped this seat
                     await self.show_presence(online)
                 except Exception:
                     log.warning("presence heartbeat failed", exc_info=True)

@@ -37,14 +37,16 @@ PARTIALS: dict[str, str] = {
     "controls": "controls",
     "scores": "scores",
     "chat-log": "chat_log",
+    "tricks-history": "history",
 }
-PUBLIC_REGIONS: tuple[str, ...] = ("seats", "trick", "scores", "chat-log")
+PUBLIC_REGIONS: tuple[str, ...] = ("seats", "trick", "scores", "chat-log", "tricks-history")
 SEAT_REGIONS: tuple[str, ...] = ("status", "hand", "controls")
 ALL_REGIONS: tuple[str, ...] = tuple(PARTIALS)
 
-#: What a move changes for everyone: the seat list (turn, bids, cards left) and
-#: the trick. The scores change only when a round ends (see public_regions_after).
-MOVE_REGIONS: tuple[str, ...] = ("seats", "trick")
+#: What a move changes for everyone: the seat list (turn, bids, cards left), the
+#: trick and the round's earlier tricks (a trick ends, the next begins). The scores
+#: change only when a round ends (see public_regions_after).
+MOVE_REGIONS: tuple[str, ...] = ("seats", "trick", "tricks-history")
 CHAT_REGIONS: tuple[str, ...] = ("chat-log",)
 
 
@@ -78,14 +80,23 @@ def _render(regions: Iterable[str], context: dict[str, Any]) -> str:
 
 
 def render_frames(
-    state: GameState, public: Iterable[str], *, seat_regions: bool = True
+    state: GameState,
+    public: Iterable[str],
+    *,
+    seat_regions: bool = True,
+    users: set[int] | None = None,
 ) -> dict[int, str]:
-    """user id -> the frame for that seat: ``public`` regions, then its own regions."""
+    """user id -> the frame for that seat: ``public`` regions, then its own regions.
+
+    ``users``: only these users' frames (None: every seat's).
+    """
     public = [r for r in PUBLIC_REGIONS if r in set(public)]
     shared_context: dict[str, Any] | None = None
     shared: dict[str, str] = {}  # language -> the public regions, rendered once
     frames: dict[int, str] = {}
     for seat in state.seats:
+        if users is not None and seat.user_id not in users:
+            continue
         language = language_of(seat.user)
         with translation.override(language):
             if language not in shared:

@@ -16,11 +16,44 @@ from typing import Any
 from django.db.models import F, Prefetch, prefetch_related_objects
 from django.utils.translation import gettext as _
 
-from .models import Bid, Play, Round, Seat, Table, Trick
+from . import rules
+from .models import Bid, Play, Round, RoundScore, Seat, Table, Trick
 from .presenter import _headline
 from .state import GameState
 
 LOBBY_LIMIT = 100  # tables listed per group
+
+
+@dataclass(frozen=True)
+class FinalScore:
+    name: str
+    total: int
+    is_winner: bool
+
+
+def _final_scores(tables: list[Table]) -> dict[int, tuple[FinalScore, ...]]:
+    """The final totals of finished games, from one query whatever their number (none when
+    no finished game is listed): the running totals of each game's last round.
+    """
+    if not tables:
+        return {}
+    last = RoundScore.objects.filter(
+        round__table__in=tables, round__number=F("round__table__round_number")
+    ).values_list("round__table_id", "seat_id", "running_total")
+    totals: dict[int, dict[int, int]] = defaultdict(dict)
+    for table_id, seat_id, total in last:
+        totals[table_id][seat_id] = total
+    result = {}
+    for table in tables:
+        names = {seat.pk: seat.user.username for seat in table.seats.all()}
+        by_seat = totals.get(table.pk, {})
+        winners = set(rules.winners(by_seat))
+        ordered = sorted(by_seat.items(), key=lambda item: -item[1])
+        result[table.pk] = tuple(
+            FinalScore(names.get(seat_id, "?"), total, seat_id in winners)
+            for seat_id, total in ordered
+        )
+    return result
 
 
 @dataclass(frozen=True)
@@ -31,6 +64,8 @@ class TableSummary:
     your_turn: bool = False
     headline: str = ""
     round_number: int = 0
+    # A finished game: each player's final total, best first, and who won (R10).
+    final_scores: tuple[FinalScore, ...] = ()
 
     @property
     def is_playing(self) -> bool:
@@ -86,6 +121,7 @@ def lobby_context(user: Any) -> dict[str, Any]:
     seats = Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("position"))
     prefetch_related_objects(listed, seats)
     states = _states(groups[Table.Status.PLAYING])
+    finals = _final_scores(groups[Table.Status.FINISHED])
 
     summaries: dict[str, list[TableSummary]] = {}
     for status, tables in groups.items():
@@ -108,6 +144,7 @@ def lobby_context(user: Any) -> dict[str, Any]:
                     your_turn=your_turn,
                     headline=headline,
                     round_number=table.round_number,
+                    final_scores=finals.get(table.pk, ()),
                 )
             )
     return {

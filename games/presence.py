@@ -60,15 +60,22 @@ def _live(entries: dict[str, float] | None, now: float) -> dict[str, float]:
     return {name: until for name, until in (entries or {}).items() if until > now}
 
 
-@_cosmetic(None)
-def touch(seat_id: int, socket_name: str) -> None:
-    """Record (or refresh) one open socket of a seat."""
+@_cosmetic(True)
+def touch(seat_id: int, socket_name: str) -> bool:
+    """Record (or refresh) one open socket of a seat; whether its entry was still live.
+
+    False means the entry had expired (this socket's process stalled for three
+    heartbeats): moves made meanwhile may have skipped this seat (see
+    ``listening_seats``), so the socket must take a fresh snapshot.
+    """
     now = time.time()
     # Read, prune, write: two sockets of one seat touching at the same instant
     # may lose one entry, which that socket's next heartbeat puts back.
     entries = _live(cache.get(_key(seat_id)), now)
+    was_live = socket_name in entries
     entries[socket_name] = now + _expiry()
     cache.set(_key(seat_id), entries, timeout=int(_expiry()) + 1)
+    return was_live
 
 
 @_cosmetic(None)
@@ -92,6 +99,24 @@ def online_seats(seat_ids: Iterable[int]) -> set[int]:
         return set()
     now = time.time()
     found = cache.get_many([_key(i) for i in ids])
+    return {i for i in ids if _live(found.get(_key(i)), now)}
+
+
+def listening_seats(seat_ids: Iterable[int]) -> set[int] | None:
+    """The seats with an open socket, or None when the cache cannot tell.
+
+    A move renders frames only for these seats (games.broadcast): a seat nobody
+    watches costs no render, and a socket opened later gets a full snapshot
+    (its entry is written before it joins its groups and reads the snapshot).
+    None (the cache failed) means: assume every seat listens.
+    """
+    ids = list(seat_ids)
+    try:
+        found = cache.get_many([_key(i) for i in ids]) if ids else {}
+    except Exception:
+        log.warning("presence: the cache failed in listening_seats", exc_info=True)
+        return None
+    now = time.time()
     return {i for i in ids if _live(found.get(_key(i)), now)}
 
 

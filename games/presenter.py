@@ -26,7 +26,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from . import presence, rules
+from . import explanations, presence, rules
 from .models import MAX_SEATS, ChatMessage, Seat, Table
 from .rematch import rematch_context
 from .state import GameState, load_state
@@ -73,6 +73,7 @@ class HandCardView:
     needs_choice: bool  # the Tigress: asks "pirate or escape?"
 
     is_next: bool = False  # the owner chose it to be played when their turn comes
+    why_not: str = ""  # on your turn, why R5 forbids it ("You must follow green"): owner only
 
     @property
     def button(self) -> str:
@@ -127,6 +128,7 @@ class PlayView:
     as_: str  # "pirate" / "escape" for the Tigress, else ""
     is_ghost: bool
     is_winner: bool
+    is_winning: bool = False  # the trick is in progress and this card would win it now
 
 
 @dataclass(frozen=True)
@@ -142,6 +144,10 @@ class TrickView:
     bonus: int = 0
     next_leader_name: str = ""
     next_player_name: str = ""
+    # games.explanations: the lead suit and who is winning while the trick is played,
+    # then why it was won (or destroyed) and its bonus once complete.
+    progress: explanations.TrickInProgress | None = None
+    story: explanations.TrickStory | None = None
 
     @property
     def by_kraken(self) -> bool:
@@ -175,6 +181,7 @@ class ScoreLine:
     bonus: int
     total: int
     running_total: int
+    captures: list[str] = field(default_factory=list)  # what made the bonus (R9)
 
 
 @dataclass(frozen=True)
@@ -266,6 +273,8 @@ def public_context(state: GameState) -> dict[str, Any]:
         "trick": trick,
         "ring": functools.cache(lambda: _ring(players(), trick())),
         "round_summary": functools.cache(lambda: _round_summary(state, names)),
+        "history": functools.cache(lambda: _history(state, names)),
+        "bid_sum": functools.cache(lambda: explanations.bid_sum(state)),
         "sheet": functools.cache(lambda: _score_sheet(state, names)),
         "chat_messages": _chat_reader(state.table),
         "chat_max_length": ChatMessage._meta.get_field("text").max_length,
@@ -279,7 +288,20 @@ def _round_summary(state: GameState, names: dict[int, str]) -> list[ScoreLine]:
     if not (_phase(state) == Table.Phase.ROUND_DONE or state.table.is_over):
         return []
     number = state.round.number
-    return [_score_line(s, names) for s in state.scores if s.round.number == number]
+    captures = explanations.bonus_captures(state, names)
+    return [
+        _score_line(s, names, captures.get(s.seat_id, []) if s.bonus else [])
+        for s in state.scores
+        if s.round.number == number
+    ]
+
+
+def _history(state: GameState, names: dict[int, str]) -> dict[str, Any]:
+    """The round's complete tricks: the last one off the table, and all of them so far."""
+    stories = explanations.round_stories(state, names)
+    shown = state.trick if state.trick is not None and state.trick.complete else None
+    earlier = [s for s in stories if shown is None or s.number != shown.number]
+    return {"last": earlier[-1] if earlier else None, "tricks": stories}
 
 
 def _players(state: GameState, names: dict[int, str]) -> list[PlayerView]:
@@ -346,6 +368,9 @@ def _trick(state: GameState, names: dict[int, str]) -> TrickView | None:
         return None
     won = trick.complete and not trick.destroyed_by
     winner_seat = None if trick.won_by_ghost else trick.winner_id
+    progress = None
+    if not trick.complete and state.plays:
+        progress = explanations.in_progress(state.plays, names)
     plays = [
         PlayView(
             key=seat_key(p.seat_id),
@@ -354,6 +379,7 @@ def _trick(state: GameState, names: dict[int, str]) -> TrickView | None:
             as_=p.tigress_as,
             is_ghost=p.seat_id is None,
             is_winner=won and p.seat_id == winner_seat,
+            is_winning=progress is not None and progress.winning_key == seat_key(p.seat_id),
         )
         for p in state.plays
     ]
@@ -373,6 +399,8 @@ def _trick(state: GameState, names: dict[int, str]) -> TrickView | None:
         bonus=trick.bonus if won else 0,
         next_leader_name=_name_of(trick.next_leader_id, names) if trick.complete else "",
         next_player_name=next_player,
+        progress=progress,
+        story=explanations.current_story(state, names) if trick.complete else None,
     )
 
 
@@ -393,7 +421,7 @@ def _ring(players: list[PlayerView], trick: TrickView | None) -> list[RingSeat]:
     ]
 
 
-def _score_line(score: Any, names: dict[int, str]) -> ScoreLine:
+def _score_line(score: Any, names: dict[int, str], captures: list[str] | None = None) -> ScoreLine:
     return ScoreLine(
         key=seat_key(score.seat_id),
         name=names.get(score.seat_id, "?"),
@@ -403,6 +431,7 @@ def _score_line(score: Any, names: dict[int, str]) -> ScoreLine:
         bonus=score.bonus,
         total=score.total,
         running_total=score.running_total,
+        captures=captures or [],
     )
 
 
@@ -455,9 +484,15 @@ def seat_context(state: GameState, me: Seat, *, origin: str = "") -> dict[str, A
     own = rules.sort_hand(rules.card(h.card) for h in state.hands.get(me.pk, []))
     legal = state.legal_cards(me) if phase == Phase.PLAYING else set()
     chosen = state.preselected(me)
+    # R5, on your turn: why each card you may not play is forbidden (from your own hand).
+    why_not = explanations.unplayable_reasons(own, state.plays) if legal else {}
     hand = [
         HandCardView(
-            str(c), str(c) in legal, rules.needs_choice(c), chosen is not None and chosen.card == c
+            str(c),
+            str(c) in legal,
+            rules.needs_choice(c),
+            chosen is not None and chosen.card == c,
+            why_not.get(str(c), ""),
         )
         for c in own
     ]
@@ -494,6 +529,7 @@ def seat_context(state: GameState, me: Seat, *, origin: str = "") -> dict[str, A
         "is_host": is_host,
         "your_turn": your_turn,
         "headline": headline,
+        "ghost_play": explanations.ghost_announcement(state) if phase else "",
         "my_bid": my_bid.value if my_bid is not None else None,
         "hand": hand,
         "next_card": _next_card(state, me, own),

@@ -63,10 +63,11 @@ def snapshot(table_id: int, user: Any) -> tuple[str, int]:
     return frames.render_snapshot(state, seat), table.version
 
 
-def heartbeat(seat_id: int, socket_name: str, seat_ids: tuple[int, ...]) -> set[int]:
-    """Refresh this socket's presence; the table's online seats."""
-    presence.touch(seat_id, socket_name)
-    return presence.online_seats(seat_ids)
+def heartbeat(seat_id: int, socket_name: str, seat_ids: tuple[int, ...]) -> tuple[set[int], bool]:
+    """Refresh this socket's presence; the table's online seats, and whether this
+    socket's entry had expired (then it may have missed frames: see presence.touch)."""
+    was_live = presence.touch(seat_id, socket_name)
+    return presence.online_seats(seat_ids), not was_live
 
 
 def close_socket(seat_id: int, socket_name: str, seat_ids: tuple[int, ...]) -> set[int]:

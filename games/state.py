@@ -26,6 +26,9 @@ class GameState:
     bids: dict[int, Bid] = field(default_factory=dict)
     tricks: list[Trick] = field(default_factory=list)
     plays: list[Play] = field(default_factory=list)  # of the current trick, in order
+    # Every trick's plays this round by trick id, in order (the current trick's list is
+    # ``plays`` itself): the round's earlier tricks, shown and explained (games.explanations).
+    round_plays: dict[int, list[Play]] = field(default_factory=dict)
     # Every round's scores so far, read on first use: a move in the middle of a
     # round neither needs nor changes them, so it does not pay for the query.
     _scores: list[RoundScore] | None = field(default=None, repr=False)
@@ -126,6 +129,12 @@ class GameState:
                 won[None if trick.won_by_ghost else trick.winner_id] += 1
         return won
 
+    def plays_of(self, trick: Trick) -> list[Play]:
+        """The plays of one trick of this round, in order (the current one's: ``plays``)."""
+        if trick is self.trick:
+            return self.plays
+        return self.round_plays.get(trick.pk, [])
+
     def bonus_won(self, seat: Seat) -> int:
         return sum(
             t.bonus
@@ -152,5 +161,8 @@ def load_state(table: Table) -> GameState:
     state.bids = {bid.seat_id: bid for bid in Bid.objects.filter(round=current)}
     state.tricks = list(Trick.objects.filter(round=current).order_by("number"))
     if state.tricks:
-        state.plays = list(Play.objects.filter(trick=state.tricks[-1]).order_by("order"))
+        # One query for the whole round's plays: the earlier tricks stay viewable.
+        for play in Play.objects.filter(round=current).order_by("trick_id", "order"):
+            state.round_plays.setdefault(play.trick_id, []).append(play)
+        state.plays = state.round_plays.setdefault(state.tricks[-1].pk, [])
     return state

@@ -117,7 +117,7 @@ def _act(request: HttpRequest, table_id: int, call: Callable[[], Any]) -> HttpRe
     if not 0 < table_id <= MAX_DB_ID:
         return _not_found(request)
     try:
-        with broadcast.collecting() as pushed:
+        with broadcast.collecting(request.user.pk if request.htmx else None) as pushed:
             done = call()
     except (actions.ActionError, BadInput) as error:
         return _fail(request, table_id, error.message, error.status)

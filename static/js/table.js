@@ -73,7 +73,21 @@
     if (log) log.scrollTop = log.scrollHeight;
   }
 
+  // An opened "Last trick" / "This round" list stays open when a push replaces its region.
+  var openDetails = {};
+  document.addEventListener("toggle", function (event) {
+    var el = event.target;
+    if (el && el.tagName === "DETAILS" && el.id) openDetails[el.id] = el.open;
+  }, true);
+  function keepDetailsOpen() {
+    Object.keys(openDetails).forEach(function (id) {
+      var el = document.getElementById(id);
+      if (el && openDetails[id] && !el.open) el.open = true;
+    });
+  }
+
   function refresh() {
+    keepDetailsOpen();
     markYou();
     turnTable();
     localTimes();

@@ -15,9 +15,10 @@ from unittest import mock
 
 import pytest
 
-from games import broadcast, frames
+from games import broadcast, frames, presence, push
 from games.models import Table
 from games.state import load_state
+from tests.support.presence import every_seat_watching
 
 from .helpers import random_move, started_table
 
@@ -45,6 +46,7 @@ def test_frames_from_the_actions_state_equal_a_fresh_read_after_every_move(
     table, users = started_table(players, ghost=ghost, seed=seed)
     rng = random.Random(seed)
     layer = Recorder()
+    every_seat_watching(table)
     moves = 0
     with mock.patch.object(broadcast, "get_channel_layer", return_value=layer):
         while not (table.round_number == last_round and table.phase == Table.Phase.ROUND_DONE):
@@ -64,3 +66,38 @@ def test_frames_from_the_actions_state_equal_a_fresh_read_after_every_move(
             assert len(shared) == 1, f"move {moves}: the public regions differ between seats"
             assert "data-my-bid" not in shared.pop()
     assert moves > 10
+
+
+def test_a_move_renders_frames_only_for_the_seats_that_watch(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    """A seat with no socket open costs no render; once it opens one, its snapshot is the
+    version the move made (push.snapshot), so nothing is missed (R4: still its own view)."""
+    table, (anne, bert) = started_table(2, ghost=True, seed=11)
+    presence.touch(table.seats.get(user=anne).pk, "anne-socket")
+    layer = Recorder()
+    with (
+        mock.patch.object(broadcast, "get_channel_layer", return_value=layer),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        table = random_move(table, random.Random(11))
+    assert [group for group, _ in layer.sent] == [broadcast.user_group(table.pk, anne.pk)]
+    html, version = push.snapshot(table.pk, bert)
+    assert version == table.version and f'data-version="{version}"' in html
+
+
+def test_a_cache_that_cannot_tell_who_watches_sends_every_seat_its_frame(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    """Presence is cosmetic: with the cache down, every seat gets its frame as before."""
+    table, users = started_table(2, ghost=True, seed=11)
+    broken = mock.Mock(get_many=mock.Mock(side_effect=ConnectionError("cache down")))
+    layer = Recorder()
+    with (
+        mock.patch.object(broadcast, "get_channel_layer", return_value=layer),
+        mock.patch.object(presence, "cache", broken),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        table = random_move(table, random.Random(11))
+    groups = sorted(group for group, _ in layer.sent)
+    assert groups == sorted(broadcast.user_group(table.pk, user.pk) for user in users)

@@ -23,6 +23,7 @@ from django.urls import reverse
 from games import broadcast, presenter, rules
 from games.models import Bid, HandCard, Play, Table
 from games.state import GameState, load_state
+from tests.support.presence import every_seat_watching
 
 from .helpers import make_users, random_move, started_table
 
@@ -187,6 +188,7 @@ def test_r4_and_hands_stay_hidden_over_a_whole_game(
     (stranger,) = make_users(1, "stranger")
     table_context = presenter.table_context
     layer = RecordingLayer()
+    every_seat_watching(table)
     rng = random.Random(seed)
     moves = 0
     with mock.patch.object(broadcast, "get_channel_layer", return_value=layer):

@@ -7,6 +7,7 @@ query per table), and what it says of each game is what the table page says.
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 import pytest
@@ -15,16 +16,17 @@ from django.urls import reverse
 
 from games import actions, presenter
 from games.lobby import lobby_context
-from games.models import Table
+from games.models import RoundScore, Table
 
-from .helpers import at_phase, fresh, make_users, play_until
+from .helpers import at_phase, fresh, make_users, play_until, started_table
 
 pytestmark = pytest.mark.django_db
 
 # 4 statuses x 1 query for the tables (host and canceller joined), 1 for every
 # listed table's seats and users, then for the games in progress: their current
-# rounds, those rounds' bids, their tricks, and the plays of unfinished tricks.
-LOBBY_QUERIES = 4 + 1 + 4
+# rounds, those rounds' bids, their tricks, and the plays of unfinished tricks;
+# then the finished games' final scores (issue 11: the lobby shows them).
+LOBBY_QUERIES = 4 + 1 + 4 + 1
 # The page adds the user (the session is read from the cache: cached_db).
 HOME_QUERIES = LOBBY_QUERIES + 1
 
@@ -110,3 +112,27 @@ def test_lobby_lists_nothing_of_tables_the_user_does_not_sit_at() -> None:
     context = lobby_context(me)
     assert not context["has_tables"]
     assert context["playing_tables"] == []
+
+
+def test_lobby_shows_the_winners_and_final_scores_of_finished_games_r10() -> None:
+    """Issue 11: a finished table lists every final total, best first, the winner marked."""
+    users = make_users(3, prefix="fin")
+    table, _ = started_table(users, ghost=False, seed=3)
+    table = play_until(table, random.Random(3), at_phase(Table.Phase.ROUND_DONE, 1))
+    # Stopped after round 1 as if it were the last (the lobby reads the last round's totals).
+    Table.objects.filter(pk=table.pk).update(status=Table.Status.FINISHED)
+    totals = {
+        s.seat.user.username: s.running_total
+        for s in RoundScore.objects.filter(round__table=table).select_related("seat__user")
+    }
+    best = max(totals.values())
+    client = Client()
+    client.force_login(users[0])
+    html = client.get(reverse("home")).content.decode()
+    final = re.search(r'<ol class="table-list__final".*?</ol>', html, re.S)
+    assert final
+    shown = re.findall(r"<li[^>]*>(\w+) (-?\d+)", final.group(0))
+    assert {(n, int(t)) for n, t in shown} == set(totals.items()) and len(shown) == 3
+    assert [int(t) for _n, t in shown] == sorted(totals.values(), reverse=True)  # best first
+    winners = re.findall(r'<li class="table-list__winner">(\w+) ', final.group(0))
+    assert sorted(winners) == sorted(n for n, t in totals.items() if t == best)

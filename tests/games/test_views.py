@@ -443,7 +443,8 @@ def test_plain_post_redirects_303_htmx_post_returns_the_actors_frame(monkeypatch
     html = response.content.decode()
     assert "<html" not in html and 'id="table-content"' not in html
     ids = re.findall(r'^<(?:section|div|ol) id="([a-z-]+)"[^>]*hx-swap-oob="true"', html, re.M)
-    assert ids == ["error", "seats", "trick", "status", "hand", "controls"]
+    # tricks-history: the round's earlier tricks (issue 11), pushed with every move.
+    assert ids == ["error", "seats", "trick", "tricks-history", "status", "hand", "controls"]
     assert f'data-version="{fresh(table).version}"' in html
     # The very frame bert's socket got, not a second render.
     assert html.endswith(pushed[bert.pk])

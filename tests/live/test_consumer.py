@@ -354,3 +354,24 @@ async def test_presence_of_a_killed_process_expires_and_heals_by_itself(settings
     assert await db(connections)(table, anne) == 1
     await anne_sock.disconnect()
     assert await db(connections)(table, anne) == 0
+
+
+async def test_a_socket_whose_presence_expired_takes_a_fresh_snapshot(settings: Any) -> None:
+    """A stalled process let this socket's entry expire: moves made meanwhile rendered no
+    frame for it (games.broadcast renders for watching seats only), so its next heartbeat
+    sends a full snapshot of the current version."""
+    settings.PRESENCE_HEARTBEAT_SECONDS = 0.3
+    game = await db(make_game)(("anne", "bert"), start=True)
+    anne_seat = await db(lambda: game.table.seats.get(user=game.users[0]).pk)()
+    sock = await open_socket(game.table.pk, game.cookies[0])
+    await drain(sock)
+    # The entry expires (here: removed), as after three missed heartbeats.
+    await db(lambda: presence.cache.delete(f"presence:seat:{anne_seat}"))()
+    deadline = asyncio.get_running_loop().time() + 20
+    while True:
+        frame = await sock.receive_from(timeout=10)
+        if 'id="hand"' in frame and 'id="scores"' in frame:  # every region: a snapshot
+            break
+        assert asyncio.get_running_loop().time() < deadline, "no snapshot after the expiry"
+    assert await db(presence.open_sockets)(anne_seat) == 1  # and the entry is back
+    await sock.disconnect()
