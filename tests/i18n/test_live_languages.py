@@ -103,7 +103,7 @@ async def test_a_french_and_a_german_player_each_read_their_own_language_live() 
 
 
 def test_public_regions_are_rendered_once_per_language_not_per_seat(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """Three seats, two languages: the seats and the trick are rendered twice, not three
+    """Three seats, two languages: each public region (seats, trick...) is rendered twice, not three
     times; each seat's own regions once for that seat, in its language (R4: only its own)."""
     from games import frames
     from games.state import load_state
@@ -125,9 +125,8 @@ def test_public_regions_are_rendered_once_per_language_not_per_seat(monkeypatch)
     monkeypatch.setattr(frames, "render_region", counting)
     result = frames.render_frames(state, frames.MOVE_REGIONS)
     public = [r for r in rendered if r[0] in frames.MOVE_REGIONS]
-    assert sorted(public) == sorted(
-        [("seats", "fr"), ("trick", "fr"), ("seats", "de"), ("trick", "de")]
-    )
+    expected = [(region, language) for region in frames.MOVE_REGIONS for language in ("fr", "de")]
+    assert sorted(public) == sorted(expected)
     assert [r for r in rendered if r[0] == "hand"] == [
         ("hand", "fr"),
         ("hand", "de"),
