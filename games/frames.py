@@ -1,9 +1,9 @@
 """The HTML a table sends: its regions rendered into one frame per seated user.
 
 A frame is a string of top-level elements, each a region of games/table.html
-with its id, ``hx-swap-oob="true"`` and the table version (``data-version``),
-so htmx swaps each in place and static/js/live.js can drop a region older than
-the one on screen. Two kinds of region (see games.presenter):
+with its id, ``hx-swap-oob="morph"`` (idiomorph, static/vendor/) and the table
+version (``data-version``), so htmx morphs each in place and static/js/live.js
+can drop a region older than the one on screen. Two kinds of region (see games.presenter):
 
 - PUBLIC regions are rendered once per version and language and shared by every
   seat: they hold nothing private.

@@ -134,26 +134,46 @@ def cardname(code: str, as_: str = "") -> str:
     return card_name(code, as_)
 
 
+def play_label(code: str, as_: str = "") -> str:
+    """What a playable card's control says, in words: "Play Green 14", "Play the
+    Tigress as a pirate". It contains the card's own visible name (axe's
+    label-content-name-mismatch), so speech input can say what the eye reads."""
+    if code == "TIG" and as_ == rules.PIRATE:
+        return _("Play the Tigress as a pirate")
+    if code == "TIG" and as_ == rules.ESCAPE:
+        return _("Play the Tigress as an escape")
+    if code == "TIG":
+        return _("Play the Tigress")
+    return _("Play %(card)s") % {"card": card_name(code)}
+
+
 @per_language
 def hand_button(code: str, playable: bool, needs_choice: bool) -> SafeString:
     """One card of a hand: a button of the hand's form (games/table.html#hand), or a
     disabled tile. The Tigress opens a choice whose two buttons send "TIG:pirate" or
     "TIG:escape". Nothing here depends on the table or its version, so each card's
     markup is made once per language and reused by every hand that holds it.
+
+    Each control has an id of its card ("play-G14"): a morphing swap
+    (static/vendor/idiomorph) then keeps the same element, with its focus, for the
+    same card when a push re-renders the hand.
     """
     face = card(code)
     if not playable:
         return format_html(
-            '<button type="button" class="card-button" disabled aria-label="{}">{}</button>',
+            '<button type="button" id="play-{}" class="card-button" disabled aria-label="{}">'
+            "{}</button>",
+            code,
             _("%(name)s (not playable now)") % {"name": card_name(code)},
             face,
         )
     if not needs_choice:
         return format_html(
-            '<button type="submit" form="hand-form" name="card" value="{}"'
+            '<button type="submit" id="play-{}" form="hand-form" name="card" value="{}"'
             ' class="card-button card-button--playable" aria-label="{}">{}</button>',
             code,
-            _("Play %(code)s") % {"code": code},
+            code,
+            play_label(code),
             face,
         )
     choice = format_html_join(
@@ -161,15 +181,17 @@ def hand_button(code: str, playable: bool, needs_choice: bool) -> SafeString:
         '<button type="submit" form="hand-form" name="card" value="{}:{}" class="button"'
         ' aria-label="{}">{}</button>',
         (
-            (code, rules.PIRATE, _("Play %(code)s as pirate") % {"code": code}, _("As pirate")),
-            (code, rules.ESCAPE, _("Play %(code)s as escape") % {"code": code}, _("As escape")),
+            (code, rules.PIRATE, play_label(code, rules.PIRATE), _("As a pirate")),
+            (code, rules.ESCAPE, play_label(code, rules.ESCAPE), _("As an escape")),
         ),
     )
     return format_html(
         '<details class="tigress-choice" id="tigress-choice">'
-        '<summary role="button" class="card-button card-button--playable" aria-label="{}">{}'
-        '</summary><div class="tigress-choice__form"><p>{}</p>{}</div></details>',
-        _("Play %(code)s") % {"code": code},
+        '<summary role="button" id="play-{}" class="card-button card-button--playable"'
+        ' aria-label="{}">{}</summary><div class="tigress-choice__form"><p>{}</p>{}</div>'
+        "</details>",
+        code,
+        play_label(code),
         face,
         _("Pirate or escape?"),
         choice,

@@ -113,3 +113,54 @@ def test_lead_suit_winning_mark_reason_last_trick_and_bid_sum(
     expect(first.locator("#trick")).not_to_have_attribute("data-version", version or "")
     expect(first.locator("#last-trick-details .trick__reason").first).to_be_visible()
     first.screenshot(path=artifacts / "explain-last-trick.png", full_page=True)
+
+
+# Each R6/R7 case, dealt on purpose and played in full server-side (one shell call for
+# all of them): (cards in play order, the reason the page must show).
+CASES = {
+    "r6-2-skull-king-beats-pirates": (
+        ["SK", "PIR1", "G5"],
+        "Skull King takes the trick: it beats the pirates",
+    ),
+    "r6-1-mermaid-captures-skull-king": (
+        ["PIR1", "SK", "MER1"],
+        "Mermaid captures the Skull King, even with pirates in the trick",
+    ),
+    "r6-5-black-trumps": (["G5", "B3", "G12"], "Black 3 trumps"),
+    "r6-6-highest-of-lead-suit": (["G5", "G12", "Y14"], "Highest green wins: Green 12"),
+    "r6-7-escapes-only": (["ESC1", "ESC2", "ESC3"], "Only escapes: the first one played wins"),
+    "r7-white-whale": (["G5", "WHA", "P10"], "White Whale: the highest number wins, Purple 10"),
+    "r7-kraken": (["Y12", "KRA", "B3"], "Kraken destroys the trick;"),
+    "r7-kraken-and-whale": (
+        ["Y12", "B3", "WHA", "KRA"],
+        "Kraken and White Whale: only the one played last counts, the Kraken",
+    ),
+}
+
+PLAYED_CASES = """
+from games.testing.factories import make_users, session_cookie
+from games.testing.scripted import play_script, scripted_round
+
+for number, (name, cards) in enumerate({cases!r}.items()):
+    users = make_users(len(cards), prefix=f"{prefix}c{{number}}_")
+    table, users = scripted_round(
+        [[c] for c in cards], users=users, bids=[0] * len(cards)
+    )
+    play_script(table, cards)
+    print("CASE", name, table.pk, users[0].username, session_cookie(users[0]).split("=", 1)[1])
+"""
+
+
+def test_each_r6_r7_case_shows_its_reason_on_the_page(
+    server: Server, open_as: Callable[..., Page], artifacts: Path
+) -> None:
+    """R6.1-R6.7 and R7: the trick's reason, from the engine, on a player's page."""
+    cards = {name: cards for name, (cards, _) in CASES.items()}
+    out = server.shell(PLAYED_CASES.format(cases=cards, prefix=f"r{uuid.uuid4().hex[:4]}"))
+    played = re.findall(r"^CASE (\S+) (\d+) (\S+) (\S+)$", out, re.M)
+    assert sorted(name for name, *_ in played) == sorted(CASES)
+    for name, table_id, username, cookie in played:
+        page = open_as(Setup(int(table_id), {username: cookie}), username, DESKTOP)
+        expect(page.locator("#trick")).to_contain_text(CASES[name][1])
+        page.locator("#trick").screenshot(path=artifacts / f"explain-{name}.png")
+        page.context.close()

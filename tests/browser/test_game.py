@@ -36,7 +36,7 @@ pytestmark = pytest.mark.browser
 
 SEED = int(os.environ.get("BROWSER_SEED", "20260401"))
 ROUNDS = 10
-PLAY_LABEL = re.compile(r"^Play [A-Z0-9]+$")  # a legal card (the Tigress asks pirate/escape next)
+PLAY_LABEL = re.compile(r"^Play ")  # a legal card, in words (the Tigress asks pirate/escape next)
 TABLE_URL = re.compile(r"/tables/(\d+)/$")
 GHOST_NAME = "Graybeard"
 
@@ -99,16 +99,17 @@ def hand_codes(player: Player) -> list[str]:
 
 
 def playable(player: Player) -> list[str]:
-    """Codes of the cards this player may play now (enabled "Play X" controls)."""
-    labels = (
+    """Codes of the cards this player may play now (enabled "Play Green 14" controls,
+    each with the id "play-<code>")."""
+    ids = (
         player.page.locator("#hand")
         .get_by_label(PLAY_LABEL)
         .evaluate_all(
             "els => els.filter(e => !e.disabled && e.getAttribute('aria-disabled') !== 'true')"
-            ".map(e => e.getAttribute('aria-label'))"
+            ".map(e => e.id)"
         )
     )
-    return sorted({label.removeprefix("Play ") for label in labels})
+    return sorted({i.removeprefix("play-") for i in ids if i.startswith("play-")})
 
 
 def region_text(player: Player, region: str) -> str:
@@ -198,20 +199,16 @@ def play(player: Player, code: str, rng: random.Random, players: Sequence[Player
     if code == "TIG":
         # The Tigress asks: pirate or escape? (R1, R5)
         choice = rng.choice(("pirate", "escape"))
-        choose = button(page, f"Play TIG as {choice}")
-        for _attempt in range(3):
-            page.locator("#hand").get_by_label("Play TIG", exact=True).click()
-            try:
-                expect(choose).to_be_visible(timeout=2_000)
-                break
-            except AssertionError:
-                # A push (a presence or chat change) replaced the hand and closed the
-                # choice: wait for the table to be quiet again, then open it again.
-                before = settle(players)
+        article = "a pirate" if choice == "pirate" else "an escape"
+        choose = button(page, f"Play the Tigress as {article}")
+        # A push never closes the open choice (morphing swaps, tests/browser/test_keep_place.py),
+        # so one click opens it (a second would close it again).
+        page.locator("#hand").get_by_label("Play the Tigress", exact=True).click()
+        expect(choose).to_be_visible()
         choose.click()
         played = f"TIG:{choice}"
     else:
-        target = page.locator("#hand").get_by_role("button", name=f"Play {code}", exact=True)
+        target = page.locator(f"#hand #play-{code}")
         expect(target).to_be_enabled()
         target.click()
         played = code

@@ -37,7 +37,7 @@ SAME_AS_ENGLISH = {
         "Options", "Pirate", "Skull King", "Kraken", "Date", "Table", "Score", "Place",
         "Pages", "Base", "Bonus", "Total", "total", "base", "bonus", "Message", "Actions",
         "scores", "%(points)s points", "%(suit)s %(rank)d", "%(suit)s %(rank)s", "phase",
-        "version", "table", "tables",
+        "version", "table", "tables", "Scores",
     },
     "de": {
         "Skull King", "Kraken", "Tigress", "Bonus", "Lobby", "Chat", "offline",

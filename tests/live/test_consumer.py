@@ -76,7 +76,7 @@ async def close_code(comm: WebsocketCommunicator) -> int:
 
 
 def region_ids(html: str) -> list[str]:
-    return re.findall(r'<[a-z]+ id="([a-z-]+)"[^>]*hx-swap-oob="true"', html)
+    return re.findall(r'<[a-z]+ id="([a-z-]+)"[^>]*hx-swap-oob="(?:true|morph)"', html)
 
 
 # -- who may connect ---------------------------------------------------------------

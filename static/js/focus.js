@@ -1,0 +1,98 @@
+/* Keep your place on the live table (no inline script: CSP).
+ *
+ * 1. Morphing swaps (static/vendor/idiomorph, hx-swap-oob="morph") update the
+ *    regions in place. Two things of the viewer's own are kept from the new HTML,
+ *    which never carries them: an open <details> (the Tigress choice, "Leave the
+ *    game…") stays open, and the chat box keeps its half-typed message.
+ * 2. After your own action (an htmx request from this page) focus lands on the
+ *    next sensible control: a playable card, a bid, the host's "Next trick" /
+ *    "Next round" / "Start game"; else your hand, so Tab reaches your cards.
+ * 3. A push that removed the focused control, or that brings your move while focus
+ *    waits on your hand, puts focus on that sensible control (not on <body>).
+ */
+(function () {
+  "use strict";
+
+  if (window.Idiomorph && window.Idiomorph.defaults) {
+    var callbacks = window.Idiomorph.defaults.callbacks;
+    // The pushed HTML never says "open": that is the viewer's own state.
+    callbacks.beforeAttributeUpdated = function (name, element, mutation) {
+      if (name === "open" && mutation === "remove" && element.tagName === "DETAILS") return false;
+      return true;
+    };
+    // The chat box is the viewer's own text.
+    callbacks.beforeNodeMorphed = function (oldNode) {
+      return !(oldNode.nodeType === 1 && oldNode.id === "chat-text");
+    };
+    window.Idiomorph.defaults.ignoreActiveValue = true;
+  }
+
+  // The next sensible control, in order of what a player does next.
+  var NEXT = [
+    "#hand .card-button--playable:not([disabled])",
+    "#controls .bid-button",
+    "#controls .button--primary",
+  ];
+
+  function visible(el) {
+    return el && el.getClientRects().length > 0;
+  }
+
+  function nextControl() {
+    for (var i = 0; i < NEXT.length; i++) {
+      var el = document.querySelector(NEXT[i]);
+      if (visible(el)) return el;
+    }
+    var hand = document.getElementById("hand");
+    if (hand) {
+      // A region as a focus target (not a Tab stop): Tab goes on to its cards.
+      if (!hand.hasAttribute("tabindex")) hand.setAttribute("tabindex", "-1");
+      return hand;
+    }
+    return null;
+  }
+
+  function lost() {
+    var active = document.activeElement;
+    return !active || active === document.body || !document.contains(active);
+  }
+
+  function onTable() {
+    return !!document.querySelector(".table-page");
+  }
+
+  var pendingOwn = false;
+  var hadFocus = false; // the viewer was using a control of the table
+  document.addEventListener("htmx:beforeRequest", function (evt) {
+    var elt = evt.detail && evt.detail.elt;
+    // The chat form keeps its own focus (the box, for the next message).
+    pendingOwn = !!(elt && elt.closest && elt.closest(".table-page") && !elt.closest(".chat__form"));
+  });
+
+  document.addEventListener("htmx:afterSettle", function () {
+    if (!pendingOwn || !onTable()) return;
+    pendingOwn = false;
+    var active = document.activeElement;
+    // A choice the player opened is still theirs: leave it.
+    if (!lost() && active.closest && active.closest("details[open]")) return;
+    var target = nextControl();
+    if (target) target.focus();
+  });
+
+  // A push: if focus was lost, or is parked on your hand waiting for your turn, put
+  // it on the control the push brought (your card, your bid, the host's button).
+  // Focus the player placed anywhere else stays where it is.
+  document.addEventListener("htmx:wsAfterMessage", function () {
+    if (!onTable() || !hadFocus) return;
+    var active = document.activeElement;
+    var parked = active && active.id === "hand";
+    if (!lost() && !parked) return;
+    var target = nextControl();
+    if (target && target !== active) target.focus();
+  });
+
+  // Only then may a push move focus (a focused control removed: focusin does not fire).
+  document.addEventListener("focusin", function (evt) {
+    hadFocus = !!(evt.target.closest && evt.target.closest(".table-page"));
+  });
+})();
