@@ -11,7 +11,16 @@ from games.models import HandCard, Seat, Table
 from games.testing.factories import make_user, seated_table, session_cookie, started_table
 
 ORIGIN = b"http://testserver"
-REGION_IDS = ("status", "seats", "trick", "hand", "controls", "scores", "chat-log")
+REGION_IDS = (
+    "status",
+    "seats",
+    "trick",
+    "hand",
+    "controls",
+    "scores",
+    "chat-log",
+    "tricks-history",
+)
 CARD_ATTR = re.compile(r'data-card="([^"]+)"')
 VERSION_ATTR = re.compile(r'data-version="(\d+)"')
 
