@@ -8,7 +8,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: serve test install lint browser-deps
+.PHONY: serve test install lint browser-deps catalogues
 
 $(STAMP): requirements.lock requirements-dev.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -19,7 +19,11 @@ $(STAMP): requirements.lock requirements-dev.lock pyproject.toml
 
 install: $(STAMP)
 
-serve: install
+# The translations (locale/*.po) are compiled in Python (Babel): no GNU gettext needed.
+catalogues: install
+	$(BIN)/python manage.py compile_catalogues
+
+serve: install catalogues
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py runserver 127.0.0.1:8000
 
@@ -39,7 +43,7 @@ browser-deps:
 PYTEST_WORKERS ?= auto
 XDIST = -n $(PYTEST_WORKERS) --dist loadscope
 
-test: install browser-deps
+test: install browser-deps catalogues
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy --strict games/rules
@@ -50,7 +54,7 @@ test: install browser-deps
 # count (HYPOTHESIS_PROFILE=thorough) and the long complete games (marked thorough:
 # the 8-player hidden-information game, the complete 3-player game in browsers).
 .PHONY: test-thorough
-test-thorough: install browser-deps
+test-thorough: install browser-deps catalogues
 	HYPOTHESIS_PROFILE=thorough $(BIN)/python -m pytest $(XDIST) \
 	  -m "(thorough or hypothesis) and not browser and not deploy"
 	$(BIN)/python -m pytest -m "browser and thorough" -p no:asyncio

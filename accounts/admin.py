@@ -16,7 +16,11 @@ class UserAdmin(BaseUserAdmin):
     ordering = ("-date_joined",)
     # Statistics on the change page only (two queries for one user), never in the list.
     readonly_fields = ("game_statistics",)
-    fieldsets = (*BaseUserAdmin.fieldsets, (_("Games"), {"fields": ("game_statistics",)}))
+    fieldsets = (
+        *BaseUserAdmin.fieldsets,
+        (_("Language"), {"fields": ("language",)}),
+        (_("Games"), {"fields": ("game_statistics",)}),
+    )
 
     @admin.display(description=_("statistics (finished games)"))
     def game_statistics(self, obj: User) -> str:

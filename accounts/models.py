@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.contrib.auth.models import AbstractUser, UserManager
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.db import models
@@ -39,9 +40,20 @@ class User(AbstractUser):
         error_messages={"unique": _("A user with that username already exists.")},
     )
 
+    # The language the site and the live table speak to this user (issue 13);
+    # "" until chosen: then the cookie or the browser decides (accounts.language).
+    language = models.CharField(
+        _("language"),
+        max_length=8,
+        blank=True,
+        default="",
+        choices=settings.LANGUAGES,
+        help_text=_("The language of the pages and of the live table."),
+    )
+
     objects = CaseInsensitiveUserManager()
 
-    class Meta:
+    class Meta(AbstractUser.Meta):  # its translated verbose names ("user", "users")
         constraints = [
             models.UniqueConstraint(Lower("username"), name="accounts_user_username_ci_unique"),
         ]

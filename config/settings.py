@@ -74,6 +74,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # After authentication: a logged-in user's own language wins over the cookie.
+    "accounts.language.UserLanguageMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -198,9 +200,18 @@ AXES_RESET_ON_SUCCESS = True
 SIGNUP_RATE_LIMIT = int(os.environ.get("SIGNUP_RATE_LIMIT", "50"))
 SIGNUP_DAILY_LIMIT = int(os.environ.get("SIGNUP_DAILY_LIMIT", "120"))
 
+# Issue 13: the rule book is French, the other seeds German, Spanish and English.
+# The language comes from the account (User.language) when logged in, else the
+# language cookie (set by the header's selector), else Accept-Language
+# (LocaleMiddleware, then accounts.language.UserLanguageMiddleware). Each name is
+# written in its own language, as a selector shows it to someone who cannot read
+# the page's current one. The catalogues under locale/ are compiled by
+# `manage.py compile_catalogues` (Babel, no GNU gettext needed).
 LANGUAGE_CODE = "en"
-LANGUAGES = [("en", "English")]
+LANGUAGES = [("fr", "Français"), ("en", "English"), ("de", "Deutsch"), ("es", "Español")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+LANGUAGE_COOKIE_AGE = 60 * 60 * 24 * 365
+LANGUAGE_COOKIE_SAMESITE = "Lax"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

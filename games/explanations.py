@@ -19,6 +19,7 @@ from . import rules
 from .models import Play, Trick
 from .state import GameState
 from .templatetags.cards import card_name
+from .words import table_words
 
 
 def ghost_name() -> str:
@@ -40,11 +41,8 @@ def engine_plays(plays: Sequence[Play]) -> list[rules.Play]:
 
 def words_for(plays: Sequence[Play], names: dict[int, str]) -> rules.Words:
     """The engine's sentences with our card names, and a trick position named by who played it."""
-    return rules.Words(
-        card=lambda play: card_name(str(play.card), play.as_ or ""),
-        player=lambda position: _name_of(plays[position].seat_id, names),
-        translate=_,
-    )
+    # games.words: gettext and the site's card names, in the active language (issue 13).
+    return table_words(player=lambda position: _name_of(plays[position].seat_id, names))
 
 
 # --- during the trick ------------------------------------------------------------------

@@ -11,6 +11,7 @@ import secrets
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 INVITE_TOKEN_BYTES = 24  # 192 bits: unguessable, and short enough for a link
@@ -43,40 +44,58 @@ class Table(models.Model):
         ROUND_DONE = "round_done", _("Round done")
 
     host = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="hosted_tables"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="hosted_tables",
+        verbose_name=_("host"),
     )
-    invite_token = models.CharField(max_length=64, unique=True, default=new_invite_token)
+    invite_token = models.CharField(
+        max_length=64, unique=True, default=new_invite_token, verbose_name=_("invite token")
+    )
     ghost = models.BooleanField(
         _("ghost player (Graybeard)"),
         default=True,
         help_text=_("Only used with exactly 2 players (R8)."),
     )
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.WAITING)
-    phase = models.CharField(max_length=10, choices=Phase.choices, default=Phase.NONE, blank=True)
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.WAITING, verbose_name=_("status")
+    )
+    phase = models.CharField(
+        max_length=10,
+        choices=Phase.choices,
+        default=Phase.NONE,
+        blank=True,
+        verbose_name=_("phase"),
+    )
     # Bumped by every action; clients post the version they saw, so a stale or
     # repeated POST is refused with 409 instead of applied twice.
-    version = models.PositiveIntegerField(default=0)
-    round_number = models.PositiveSmallIntegerField(default=0)
-    seed = models.BigIntegerField(default=new_seed, editable=False)
-    uses_ghost = models.BooleanField(default=False, help_text=_("Fixed at the start."))
+    version = models.PositiveIntegerField(default=0, verbose_name=_("version"))
+    round_number = models.PositiveSmallIntegerField(default=0, verbose_name=_("round number"))
+    seed = models.BigIntegerField(default=new_seed, editable=False, verbose_name=_("seed"))
+    uses_ghost = models.BooleanField(
+        default=False, help_text=_("Fixed at the start."), verbose_name=_("uses ghost")
+    )
     cancelled_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,
         null=True,
         blank=True,
         related_name="+",
+        verbose_name=_("cancelled by"),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
+    started_at = models.DateTimeField(null=True, blank=True, verbose_name=_("started at"))
+    finished_at = models.DateTimeField(null=True, blank=True, verbose_name=_("finished at"))
 
     class Meta:
+        verbose_name = _("table")
+        verbose_name_plural = _("tables")
         ordering = ["-updated_at"]
         indexes = [models.Index(fields=["status", "-updated_at"])]
 
     def __str__(self) -> str:
-        return f"Table #{self.pk} ({self.host})"
+        return gettext("Table #%(id)s (%(host)s)") % {"id": self.pk, "host": self.host}
 
     @property
     def is_over(self) -> bool:
@@ -84,14 +103,23 @@ class Table(models.Model):
 
 
 class Seat(models.Model):
-    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="seats"
+    table = models.ForeignKey(
+        Table, on_delete=models.CASCADE, related_name="seats", verbose_name=_("table")
     )
-    position = models.PositiveSmallIntegerField()  # 1-based, join order; 1 is the host
-    joined_at = models.DateTimeField(auto_now_add=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="seats",
+        verbose_name=_("user"),
+    )
+    position = models.PositiveSmallIntegerField(
+        verbose_name=_("position")
+    )  # 1-based, join order; 1 is the host
+    joined_at = models.DateTimeField(auto_now_add=True, verbose_name=_("joined at"))
 
     class Meta:
+        verbose_name = _("seat")
+        verbose_name_plural = _("seats")
         ordering = ["table", "position"]
         constraints = [
             models.UniqueConstraint(fields=["table", "position"], name="seat_unique_position"),
@@ -102,7 +130,11 @@ class Seat(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.user} at seat {self.position} of table #{self.table_id}"
+        return gettext("%(user)s at seat %(position)s of table #%(table)s") % {
+            "user": self.user,
+            "position": self.position,
+            "table": self.table_id,
+        }
 
     @property
     def index(self) -> int:
@@ -111,18 +143,26 @@ class Seat(models.Model):
 
 
 class Round(models.Model):
-    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="rounds")
-    number = models.PositiveSmallIntegerField()
-    cards_dealt = models.PositiveSmallIntegerField()
-    dealer = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="+")
-    opener = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="+")
-    seed = models.BigIntegerField()
+    table = models.ForeignKey(
+        Table, on_delete=models.CASCADE, related_name="rounds", verbose_name=_("table")
+    )
+    number = models.PositiveSmallIntegerField(verbose_name=_("number"))
+    cards_dealt = models.PositiveSmallIntegerField(verbose_name=_("cards dealt"))
+    dealer = models.ForeignKey(
+        Seat, on_delete=models.CASCADE, related_name="+", verbose_name=_("dealer")
+    )
+    opener = models.ForeignKey(
+        Seat, on_delete=models.CASCADE, related_name="+", verbose_name=_("opener")
+    )
+    seed = models.BigIntegerField(verbose_name=_("seed"))
     # The table version once this round was dealt. Everyone bids at the same
     # time (R4), so a bid form from any version since then is current: a bid is
     # kept unique by its own constraint, not by the version.
-    dealt_at_version = models.PositiveIntegerField(default=0)
+    dealt_at_version = models.PositiveIntegerField(default=0, verbose_name=_("dealt at version"))
 
     class Meta:
+        verbose_name = _("round")
+        verbose_name_plural = _("rounds")
         ordering = ["table", "number"]
         constraints = [
             models.UniqueConstraint(fields=["table", "number"], name="round_unique_number"),
@@ -132,43 +172,65 @@ class Round(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"Round {self.number} of table #{self.table_id}"
+        return gettext("Round %(n)s of table #%(table)s") % {
+            "n": self.number,
+            "table": self.table_id,
+        }
 
 
 class HandCard(models.Model):
-    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="hand_cards")
-    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, null=True, blank=True)  # NULL: ghost
-    card = models.CharField(max_length=4)
-    deal_order = models.PositiveSmallIntegerField()
-    played = models.BooleanField(default=False)
+    round = models.ForeignKey(
+        Round, on_delete=models.CASCADE, related_name="hand_cards", verbose_name=_("round")
+    )
+    seat = models.ForeignKey(
+        Seat, on_delete=models.CASCADE, null=True, blank=True, verbose_name=_("seat")
+    )  # NULL: ghost
+    card = models.CharField(max_length=4, verbose_name=_("card"))
+    deal_order = models.PositiveSmallIntegerField(verbose_name=_("deal order"))
+    played = models.BooleanField(default=False, verbose_name=_("played"))
     # The card its owner chose to play next, before their turn (games.actions.preselect_card):
     # played for them the moment the turn comes if it is still legal. Private to the owner.
-    preselected = models.BooleanField(default=False)
-    preselected_as = models.CharField(max_length=6, blank=True, default="")  # the Tigress's choice
+    preselected = models.BooleanField(default=False, verbose_name=_("preselected"))
+    preselected_as = models.CharField(
+        max_length=6, blank=True, default="", verbose_name=_("preselected as")
+    )  # the Tigress's choice
 
     class Meta:
+        verbose_name = _("hand card")
+        verbose_name_plural = _("hand cards")
         ordering = ["round", "seat", "deal_order"]
         constraints = [
             models.UniqueConstraint(fields=["round", "card"], name="handcard_unique_card"),
         ]
 
     def __str__(self) -> str:
-        return f"{self.card} ({'ghost' if self.seat_id is None else self.seat})"
+        holder = gettext("ghost") if self.seat_id is None else self.seat
+        return f"{self.card} ({holder})"
 
 
 class Bid(models.Model):
-    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="bids")
-    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="bids")
-    value = models.PositiveSmallIntegerField()
-    created_at = models.DateTimeField(auto_now_add=True)
+    round = models.ForeignKey(
+        Round, on_delete=models.CASCADE, related_name="bids", verbose_name=_("round")
+    )
+    seat = models.ForeignKey(
+        Seat, on_delete=models.CASCADE, related_name="bids", verbose_name=_("seat")
+    )
+    value = models.PositiveSmallIntegerField(verbose_name=_("value"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("bid")
+        verbose_name_plural = _("bids")
         constraints = [
             models.UniqueConstraint(fields=["round", "seat"], name="bid_unique_per_round"),
         ]
 
     def __str__(self) -> str:
-        return f"{self.seat.user} bids {self.value} in round {self.round.number}"
+        return gettext("%(user)s bids %(value)s in round %(n)s") % {
+            "user": self.seat.user,
+            "value": self.value,
+            "n": self.round.number,
+        }
 
 
 class Trick(models.Model):
@@ -177,45 +239,78 @@ class Trick(models.Model):
         KRAKEN = "kraken", _("Destroyed by the Kraken")
         WHALE = "whale", _("Destroyed by the White Whale")
 
-    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="tricks")
-    number = models.PositiveSmallIntegerField()
+    round = models.ForeignKey(
+        Round, on_delete=models.CASCADE, related_name="tricks", verbose_name=_("round")
+    )
+    number = models.PositiveSmallIntegerField(verbose_name=_("number"))
     leader = models.ForeignKey(
-        Seat, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+        Seat,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("leader"),
     )  # NULL: the ghost leads
-    complete = models.BooleanField(default=False)
+    complete = models.BooleanField(default=False, verbose_name=_("complete"))
     winner = models.ForeignKey(
-        Seat, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+        Seat,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("winner"),
     )
-    won_by_ghost = models.BooleanField(default=False)
+    won_by_ghost = models.BooleanField(default=False, verbose_name=_("won by ghost"))
     destroyed_by = models.CharField(
-        max_length=6, choices=Destroyed.choices, default=Destroyed.NO, blank=True
+        max_length=6,
+        choices=Destroyed.choices,
+        default=Destroyed.NO,
+        blank=True,
+        verbose_name=_("destroyed by"),
     )
-    bonus = models.PositiveSmallIntegerField(default=0)
+    bonus = models.PositiveSmallIntegerField(default=0, verbose_name=_("bonus"))
     next_leader = models.ForeignKey(
-        Seat, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+        Seat,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("next leader"),
     )  # NULL with complete=True: the ghost leads next
 
     class Meta:
+        verbose_name = _("trick")
+        verbose_name_plural = _("tricks")
         ordering = ["round", "number"]
         constraints = [
             models.UniqueConstraint(fields=["round", "number"], name="trick_unique_number"),
         ]
 
     def __str__(self) -> str:
-        return f"Trick {self.number} of {self.round}"
+        return gettext("Trick %(n)s of %(round)s") % {"n": self.number, "round": self.round}
 
 
 class Play(models.Model):
-    trick = models.ForeignKey(Trick, on_delete=models.CASCADE, related_name="plays")
+    trick = models.ForeignKey(
+        Trick, on_delete=models.CASCADE, related_name="plays", verbose_name=_("trick")
+    )
     # Denormalised so that the database itself refuses a card played twice in a round.
-    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="+")
-    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, null=True, blank=True)  # NULL: ghost
-    card = models.CharField(max_length=4)
-    tigress_as = models.CharField(max_length=6, blank=True, default="")  # "pirate" / "escape"
-    order = models.PositiveSmallIntegerField()
-    created_at = models.DateTimeField(auto_now_add=True)
+    round = models.ForeignKey(
+        Round, on_delete=models.CASCADE, related_name="+", verbose_name=_("round")
+    )
+    seat = models.ForeignKey(
+        Seat, on_delete=models.CASCADE, null=True, blank=True, verbose_name=_("seat")
+    )  # NULL: ghost
+    card = models.CharField(max_length=4, verbose_name=_("card"))
+    tigress_as = models.CharField(
+        max_length=6, blank=True, default="", verbose_name=_("tigress as")
+    )  # "pirate" / "escape"
+    order = models.PositiveSmallIntegerField(verbose_name=_("order"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("play")
+        verbose_name_plural = _("plays")
         ordering = ["trick", "order"]
         constraints = [
             models.UniqueConstraint(fields=["trick", "order"], name="play_unique_order"),
@@ -231,32 +326,48 @@ class Play(models.Model):
 
 
 class RoundScore(models.Model):
-    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="scores")
-    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="scores")
-    bid = models.PositiveSmallIntegerField()
-    won = models.PositiveSmallIntegerField()
-    base = models.IntegerField()
-    bonus = models.IntegerField()
-    total = models.IntegerField()
-    running_total = models.IntegerField()
+    round = models.ForeignKey(
+        Round, on_delete=models.CASCADE, related_name="scores", verbose_name=_("round")
+    )
+    seat = models.ForeignKey(
+        Seat, on_delete=models.CASCADE, related_name="scores", verbose_name=_("seat")
+    )
+    bid = models.PositiveSmallIntegerField(verbose_name=_("bid"))
+    won = models.PositiveSmallIntegerField(verbose_name=_("won"))
+    base = models.IntegerField(verbose_name=_("base"))
+    bonus = models.IntegerField(verbose_name=_("bonus"))
+    total = models.IntegerField(verbose_name=_("total"))
+    running_total = models.IntegerField(verbose_name=_("running total"))
 
     class Meta:
+        verbose_name = _("round score")
+        verbose_name_plural = _("round scores")
         ordering = ["round", "seat__position"]
         constraints = [
             models.UniqueConstraint(fields=["round", "seat"], name="roundscore_unique"),
         ]
 
     def __str__(self) -> str:
-        return f"{self.seat.user}: {self.total} in {self.round}"
+        return gettext("%(user)s: %(total)s in %(round)s") % {
+            "user": self.seat.user,
+            "total": self.total,
+            "round": self.round,
+        }
 
 
 class ChatMessage(models.Model):
-    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="messages")
-    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT)
-    text = models.CharField(max_length=CHAT_MAX_LENGTH)
-    created_at = models.DateTimeField(auto_now_add=True)
+    table = models.ForeignKey(
+        Table, on_delete=models.CASCADE, related_name="messages", verbose_name=_("table")
+    )
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, verbose_name=_("author")
+    )
+    text = models.CharField(max_length=CHAT_MAX_LENGTH, verbose_name=_("text"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("chat message")
+        verbose_name_plural = _("chat messages")
         ordering = ["table", "created_at", "pk"]
 
     def __str__(self) -> str:
@@ -278,24 +389,39 @@ class Rematch(models.Model):
         DECLINED = "declined", _("Declined")
         ACCEPTED = "accepted", _("Accepted by everyone")
 
-    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="rematches")
-    proposed_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    table = models.ForeignKey(
+        Table, on_delete=models.CASCADE, related_name="rematches", verbose_name=_("table")
     )
-    status = models.CharField(max_length=8, choices=Status.choices, default=Status.OPEN)
+    proposed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("proposed by"),
+    )
+    status = models.CharField(
+        max_length=8, choices=Status.choices, default=Status.OPEN, verbose_name=_("status")
+    )
     declined_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,
         null=True,
         blank=True,
         related_name="+",
+        verbose_name=_("declined by"),
     )
     new_table = models.OneToOneField(
-        Table, on_delete=models.SET_NULL, null=True, blank=True, related_name="rematch_of"
+        Table,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="rematch_of",
+        verbose_name=_("new table"),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("rematch")
+        verbose_name_plural = _("rematches")
         ordering = ["table", "-created_at", "-pk"]
         constraints = [
             # A declined proposal may be followed by a new one; an open or accepted
@@ -308,21 +434,33 @@ class Rematch(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"Rematch of table #{self.table_id} ({self.get_status_display()})"
+        return gettext("Rematch of table #%(table)s (%(status)s)") % {
+            "table": self.table_id,
+            "status": self.get_status_display(),
+        }
 
 
 class RematchAcceptance(models.Model):
     """One player's yes to a rematch (the proposer's is recorded with the proposal)."""
 
-    rematch = models.ForeignKey(Rematch, on_delete=models.CASCADE, related_name="acceptances")
-    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="+")
-    created_at = models.DateTimeField(auto_now_add=True)
+    rematch = models.ForeignKey(
+        Rematch, on_delete=models.CASCADE, related_name="acceptances", verbose_name=_("rematch")
+    )
+    seat = models.ForeignKey(
+        Seat, on_delete=models.CASCADE, related_name="+", verbose_name=_("seat")
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("rematch acceptance")
+        verbose_name_plural = _("rematch acceptances")
         ordering = ["rematch", "seat__position"]
         constraints = [
             models.UniqueConstraint(fields=["rematch", "seat"], name="rematch_accept_once"),
         ]
 
     def __str__(self) -> str:
-        return f"seat {self.seat_id} accepts {self.rematch}"
+        return gettext("seat %(seat)s accepts %(rematch)s") % {
+            "seat": self.seat_id,
+            "rematch": self.rematch,
+        }

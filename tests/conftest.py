@@ -23,9 +23,15 @@ from django.conf import settings as django_settings
 from django.test import override_settings
 from hypothesis import settings as hypothesis_settings
 
+from config.catalogues import compile_all
 from tests.support.cache import PREFIX, clear_own_cache_keys, own_cache_prefix
 
 CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+# The translations as Django reads them (issue 13): `make test` compiles them first
+# (manage.py compile_catalogues); a bare pytest run compiles what is out of date.
+for _locale_dir in django_settings.LOCALE_PATHS:
+    compile_all(_locale_dir, only_stale=True)
 
 hypothesis_settings.register_profile("default", deadline=None)
 hypothesis_settings.register_profile("thorough", deadline=None, derandomize=CI)

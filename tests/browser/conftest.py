@@ -194,7 +194,11 @@ def open_player(
     players: list[Player] = []
 
     def _open(name: str, *, login: bool = True) -> Player:
-        context = browser.new_context(base_url=server.url, viewport={"width": 1280, "height": 900})
+        # English pages (issue 13: the language follows Accept-Language): tests that
+        # read English words get English whatever the machine's locale.
+        context = browser.new_context(
+            base_url=server.url, viewport={"width": 1280, "height": 900}, locale="en-US"
+        )
         context.set_default_timeout(ACTION_TIMEOUT_MS)
         context.set_default_navigation_timeout(ACTION_TIMEOUT_MS)
         page = context.new_page()
@@ -257,6 +261,7 @@ def open_as(browser: Browser, server: Server) -> Iterator[Callable[..., Page]]:
     errors: list[str] = []
 
     def _open(setup: Setup, name: str, viewport: dict[str, int], **options: Any) -> Page:
+        options.setdefault("locale", "en-US")  # English pages, as open_player's
         context = browser.new_context(base_url=server.url, viewport=viewport, **options)
         context.set_default_timeout(ACTION_TIMEOUT_MS)
         context.add_cookies(

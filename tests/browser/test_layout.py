@@ -278,7 +278,7 @@ def test_every_card_face_has_its_symbol_and_readable_colours(
     server: Server, open_as: Callable[..., Page], browser: Browser
 ) -> None:
     # R1: the rules page shows every kind of card; a hand shows cards full size.
-    context = browser.new_context(base_url=server.url, viewport=DESKTOP)
+    context = browser.new_context(base_url=server.url, viewport=DESKTOP, locale="en-US")
     try:
         page = context.new_page()
         page.goto("/rules/")
