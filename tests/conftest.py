@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from django.conf import settings as django_settings
 from django.test import override_settings
+from django.utils import translation
 from hypothesis import settings as hypothesis_settings
 
 from config.catalogues import compile_all
@@ -63,11 +64,16 @@ def _django_test_environment(settings: Any) -> Iterator[None]:
     # Hashing passwords with PBKDF2's real cost dominates tests that create
     # users; the hasher is not what they test.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    # A request's language stays active in its thread afterwards (the locale
+    # middleware activates it, nothing deactivates it): each test starts in the
+    # default language, whatever the previous test's requests read.
+    translation.activate(settings.LANGUAGE_CODE)
     # Rate-limit and lock-out counters live in the cache; each test starts clean
     # (deleting only this run's keys, never flushing a shared database).
     clear_own_cache_keys()
     yield
     clear_own_cache_keys()
+    translation.deactivate()
 
 
 @pytest.hookimpl(wrapper=True)
