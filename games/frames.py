@@ -91,7 +91,6 @@ def render_frames(
     ``users``: only these users' frames (None: every seat's).
     """
     public = [r for r in PUBLIC_REGIONS if r in set(public)]
-    shared_context: dict[str, Any] | None = None
     shared: dict[str, str] = {}  # language -> the public regions, rendered once
     frames: dict[int, str] = {}
     for seat in state.seats:
@@ -100,8 +99,9 @@ def render_frames(
         language = language_of(seat.user)
         with translation.override(language):
             if language not in shared:
-                if shared_context is None:
-                    shared_context = {**presenter.public_context(state), **PUSHED}
+                # The context holds sentences already in words (the trick's reasons):
+                # built again in each language, never shared across languages.
+                shared_context = {**presenter.public_context(state), **PUSHED}
                 shared[language] = _render(public, shared_context)
             own = _render_seat(state, seat) if seat_regions else ""
         frames[seat.user_id] = shared[language] + own

@@ -18,6 +18,7 @@ import pytest
 from games import broadcast, frames, presence, push
 from games.models import Table
 from games.state import load_state
+from games.testing.scripted import play_script, scripted_round
 from tests.support.presence import every_seat_watching
 
 from .helpers import random_move, started_table
@@ -101,3 +102,17 @@ def test_a_cache_that_cannot_tell_who_watches_sends_every_seat_its_frame(
         table = random_move(table, random.Random(11))
     groups = sorted(group for group, _ in layer.sent)
     assert groups == sorted(broadcast.user_group(table.pk, user.pk) for user in users)
+
+
+def test_each_language_reads_the_tricks_reason_in_its_own_words() -> None:
+    """R6's reason is a sentence in words: the public regions are rendered once per
+    language, each from a context built in that language (a German and a French seat)."""
+    table, (german, french) = scripted_round([["TIG"], ["Y7"]], bids=[1, 0])
+    for user, language in ((german, "de"), (french, "fr")):
+        user.language = language
+        user.save(update_fields=["language"])
+    table = play_script(table, ["TIG:pirate", "Y7"])
+    rendered = frames.render_frames(load_state(table), frames.PUBLIC_REGIONS)
+    assert "remporte le pli" in rendered[french.pk]
+    assert "remporte le pli" not in rendered[german.pk]
+    assert "gewinnt den Stich" in rendered[german.pk]
