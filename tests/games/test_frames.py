@@ -113,6 +113,6 @@ def test_each_language_reads_the_tricks_reason_in_its_own_words() -> None:
         user.save(update_fields=["language"])
     table = play_script(table, ["TIG:pirate", "Y7"])
     rendered = frames.render_frames(load_state(table), frames.PUBLIC_REGIONS)
-    assert "remporte le pli" in rendered[french.pk]
-    assert "remporte le pli" not in rendered[german.pk]
-    assert "gewinnt den Stich" in rendered[german.pk]
+    french_reason, german_reason = "un pirate bat les cartes", "ein Pirat schlägt die Zahlenkarten"
+    assert french_reason in rendered[french.pk] and german_reason not in rendered[french.pk]
+    assert german_reason in rendered[german.pk] and french_reason not in rendered[german.pk]
