@@ -79,10 +79,14 @@
   }
 
   // An opened "Last trick" / "This round" list stays open when a push replaces its region.
+  // Only the earlier-tricks panel's lists: the Tigress choice must not reopen by itself
+  // in a later trick because it was once opened (focus.js keeps it open during a push).
   var openDetails = {};
   document.addEventListener("toggle", function (event) {
     var el = event.target;
-    if (el && el.tagName === "DETAILS" && el.id) openDetails[el.id] = el.open;
+    if (el && el.tagName === "DETAILS" && el.id && el.closest("#tricks-history")) {
+      openDetails[el.id] = el.open;
+    }
   }, true);
   function keepDetailsOpen() {
     Object.keys(openDetails).forEach(function (id) {
