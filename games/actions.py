@@ -118,7 +118,12 @@ def _bump_move(state: GameState) -> Table:
     """Save a move (bid, play, next trick) and push what it changed from ``state``."""
     table = state.table
     _save_version(table)
-    table_changed_on_commit(table, state=state, public=frames.public_regions_after_move(state))
+    table_changed_on_commit(
+        table,
+        state=state,
+        public=frames.public_regions_after_move(state),
+        own_regions_of=frames.seats_changed_by_move(state),
+    )
     return table
 
 
@@ -334,6 +339,7 @@ def place_bid(user: Any, table_id: int, version: int, value: int) -> Table:
         )
     bid = Bid.objects.create(round=state.round, seat=seat, value=value)
     state.bids[seat.pk] = bid
+    state.moved.add(seat.pk)
     if state.all_bids_in:
         # R4: the last bid reveals all bids at once; the opener leads trick 1.
         table.phase = Table.Phase.PLAYING
@@ -440,6 +446,7 @@ def _record_play(state: GameState, seat: Seat | None, play: rules.Play) -> None:
         fields += ["preselected", "preselected_as"]
     hand_card.save(update_fields=fields)
     state.hands[key].remove(hand_card)
+    state.moved.add(key)
     state.plays.append(
         Play.objects.create(
             trick=state.trick,

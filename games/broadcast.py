@@ -69,6 +69,7 @@ def table_changed_on_commit(
     state: GameState | None = None,
     public: Iterable[str] = frames.PUBLIC_REGIONS,
     seat_regions: bool = True,
+    own_regions_of: set[int] | None = None,
     departed: Iterable[int] = (),
 ) -> None:
     """Once the transaction commits, send every seat what changed.
@@ -76,13 +77,15 @@ def table_changed_on_commit(
     ``state`` is the game as the action left it (None: read it again after the
     commit, for the rare actions that change the table's shape). ``public``
     names the public regions the change touches; ``seat_regions`` whether the
-    seats' own regions change (chat: no). ``departed`` users lost their seat:
-    their sockets are closed.
+    seats' own regions change (chat: no), and ``own_regions_of`` whose hand and
+    controls (None: everyone's; the others get their status line only).
+    ``departed`` users lost their seat: their sockets are closed.
     """
     public = tuple(public)
     departed = tuple(departed)
     transaction.on_commit(
-        lambda: publish(table, state, public, seat_regions, departed), robust=True
+        lambda: publish(table, state, public, seat_regions, departed, own_regions_of),
+        robust=True,
     )
 
 
@@ -121,6 +124,7 @@ def publish(
     public: tuple[str, ...],
     seat_regions: bool,
     departed: tuple[int, ...],
+    changed: set[int] | None = None,
 ) -> dict[int, str]:
     """Render the frames of ``table``'s committed version, send them; user id -> frame."""
     table_id, version = table.pk, table.version
@@ -136,15 +140,25 @@ def publish(
         users = {seat.user_id for seat in state.seats if seat.pk in listening}
         if (actor := _actor.get()) is not None:
             users.add(actor)
-    rendered = frames.render_frames(state, public, seat_regions=seat_regions, users=users)
+    rendered = frames.render_frames(
+        state, public, seat_regions=seat_regions, users=users, changed=changed
+    )
     collector = _collected.get()
     if collector is not None and seat_regions:
         collector.update(rendered)
-    regions = [*public, *(frames.SEAT_REGIONS if seat_regions else ())]
+    own = {
+        seat.user_id: frames.own_regions(seat, changed) if seat_regions else ()
+        for seat in state.seats
+    }
     messages: list[tuple[str, dict[str, Any]]] = [
         (
             user_group(table_id, user_id),
-            {"type": "table.frame", "version": version, "regions": regions, "html": html},
+            {
+                "type": "table.frame",
+                "version": version,
+                "regions": [*public, *own[user_id]],
+                "html": html,
+            },
         )
         for user_id, html in rendered.items()
     ]

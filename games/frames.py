@@ -43,19 +43,47 @@ PUBLIC_REGIONS: tuple[str, ...] = ("seats", "trick", "scores", "chat-log", "tric
 SEAT_REGIONS: tuple[str, ...] = ("status", "hand", "controls")
 ALL_REGIONS: tuple[str, ...] = tuple(PARTIALS)
 
-#: What a move changes for everyone: the seat list (turn, bids, cards left), the
-#: trick and the round's earlier tricks (a trick ends, the next begins). The scores
-#: change only when a round ends (see public_regions_after).
-MOVE_REGIONS: tuple[str, ...] = ("seats", "trick", "tricks-history")
+#: What every move changes for everyone: the seat list (turn, bids, cards left) and
+#: the trick. The round's earlier tricks change only when a trick ends or the next
+#: begins, the scores only when a round ends (see public_regions_after_move).
+MOVE_REGIONS: tuple[str, ...] = ("seats", "trick")
 CHAT_REGIONS: tuple[str, ...] = ("chat-log",)
+#: A seat's own regions that every move changes: its status line says whose move it is.
+#: Its hand and controls change only for the seats seats_changed_by_move names.
+STATUS_REGIONS: tuple[str, ...] = ("status",)
 
 
 def public_regions_after_move(state: GameState) -> tuple[str, ...]:
     """The public regions a bid, a play or "next trick" changes."""
+    if not state.phase_changed:
+        return MOVE_REGIONS  # a bid or a card inside the bidding or the trick
     table = state.table
     if table.is_over or table.phase == table.Phase.ROUND_DONE:
-        return (*MOVE_REGIONS, "scores")
-    return MOVE_REGIONS
+        return (*MOVE_REGIONS, "tricks-history", "scores")
+    return (*MOVE_REGIONS, "tricks-history")
+
+
+def seats_changed_by_move(state: GameState) -> set[int] | None:
+    """The seats (ids) whose hand and controls a move changed; None: every seat's.
+
+    Inside the bidding or a trick, a seat's hand and controls change only when it
+    bids or plays (its own card, or the one it chose in advance) or when its turn
+    comes: legality and "why not" are shown on your turn only (R5). Any change of
+    phase or round changes them all. The pages carry the other seats' regions on
+    to the new version (static/js/live.js), so their forms do not go stale.
+    """
+    if state.phase_changed:
+        return None
+    changed = {seat_id for seat_id in state.moved if seat_id is not None}
+    to_play = state.seat_to_play()
+    if to_play is not None:
+        changed.add(to_play.pk)
+    return changed
+
+
+def own_regions(seat: Seat, changed: set[int] | None) -> tuple[str, ...]:
+    """The seat regions a seat's frame holds, given seats_changed_by_move's answer."""
+    return SEAT_REGIONS if changed is None or seat.pk in changed else STATUS_REGIONS
 
 
 def language_of(user: Any) -> str:
@@ -85,10 +113,12 @@ def render_frames(
     *,
     seat_regions: bool = True,
     users: set[int] | None = None,
+    changed: set[int] | None = None,
 ) -> dict[int, str]:
     """user id -> the frame for that seat: ``public`` regions, then its own regions.
 
-    ``users``: only these users' frames (None: every seat's).
+    ``users``: only these users' frames (None: every seat's). ``changed``: the seats
+    whose hand and controls are rendered (None: all; see seats_changed_by_move).
     """
     public = [r for r in PUBLIC_REGIONS if r in set(public)]
     shared: dict[str, str] = {}  # language -> the public regions, rendered once
@@ -103,14 +133,16 @@ def render_frames(
                 # built again in each language, never shared across languages.
                 shared_context = {**presenter.public_context(state), **PUSHED}
                 shared[language] = _render(public, shared_context)
-            own = _render_seat(state, seat) if seat_regions else ""
+            own = _render_seat(state, seat, own_regions(seat, changed)) if seat_regions else ""
         frames[seat.user_id] = shared[language] + own
     return frames
 
 
-def _render_seat(state: GameState, seat: Seat, *, origin: str = "") -> str:
-    context = {**presenter.seat_context(state, seat, origin=origin), **PUSHED}
-    return _render(SEAT_REGIONS, context)
+def _render_seat(
+    state: GameState, seat: Seat, regions: tuple[str, ...] = SEAT_REGIONS
+) -> str:
+    context = {**presenter.seat_context(state, seat), **PUSHED}
+    return _render(regions, context)
 
 
 def render_own_regions(state: GameState, seat: Seat) -> str:

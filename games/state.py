@@ -32,6 +32,11 @@ class GameState:
     # Every round's scores so far, read on first use: a move in the middle of a
     # round neither needs nor changes them, so it does not pay for the query.
     _scores: list[RoundScore] | None = field(default=None, repr=False)
+    # What the move being made changed, for games.frames (which regions to push):
+    # the table's (status, phase, round) as it was read, and the seats that bid or
+    # played since (None: the ghost), filled in by games.actions.
+    loaded_at: tuple[str, str, int] = ("", "", 0)
+    moved: set[int | None] = field(default_factory=set)
 
     @property
     def scores(self) -> list[RoundScore]:
@@ -135,6 +140,12 @@ class GameState:
             return self.plays
         return self.round_plays.get(trick.pk, [])
 
+    @property
+    def phase_changed(self) -> bool:
+        """Whether the table's status, phase or round changed since it was read."""
+        table = self.table
+        return self.loaded_at != (table.status, table.phase, table.round_number)
+
     def bonus_won(self, seat: Seat) -> int:
         return sum(
             t.bonus
@@ -150,6 +161,7 @@ def load_state(table: Table) -> GameState:
     """
     seats = list(table.seats.select_related("user").order_by("position"))
     state = GameState(table=table, seats=seats)
+    state.loaded_at = (table.status, table.phase, table.round_number)
     if table.round_number == 0:
         return state
     current = Round.objects.filter(table=table, number=table.round_number).first()

@@ -9,6 +9,12 @@
  *    ask the server for a full snapshot.
  * 3. Connection indicator: #live-status is shown (hidden removed, class
  *    "is-reconnecting" or "is-closed") while the socket is down, hidden on open.
+ * 4. Carry forward: a frame of version V holds only the regions V changed for
+ *    this seat (games.frames.seats_changed_by_move), so every region still at
+ *    V-1 is current at V too: its data-version and its forms' version fields
+ *    move to V, and a card played from an unchanged hand is not refused as stale.
+ *    A region older than V-1 is not moved on: a frame was lost, and the
+ *    snapshot that gap healing asks for replaces it.
  */
 (function () {
   "use strict";
@@ -56,6 +62,27 @@
     return number(incoming, "data-version") >= 0 && number(incoming, "data-version") < number(current, "data-version");
   }
 
+  function carryForward(children) {
+    var version = versionOf(children);
+    if (version < 1) return;
+    var present = {};
+    for (var i = 0; i < children.length; i++) if (children[i].id) present[children[i].id] = true;
+    var regions = document.querySelectorAll("[id][data-version]");
+    for (var j = 0; j < regions.length; j++) {
+      var region = regions[j];
+      if (present[region.id] || number(region, "data-version") !== version - 1) continue;
+      region.setAttribute("data-version", String(version));
+      var fields = region.querySelectorAll('input[name="version"]');
+      for (var k = 0; k < fields.length; k++) fields[k].value = String(version);
+    }
+  }
+
+  // An action's own answer (the actor's frame, swapped out of band).
+  document.addEventListener("htmx:afterRequest", function (evt) {
+    var xhr = evt.detail && evt.detail.xhr;
+    if (xhr && evt.detail.successful && xhr.responseText) carryForward(parse(xhr.responseText));
+  });
+
   document.addEventListener("htmx:oobBeforeSwap", function (evt) {
     var detail = evt.detail || {};
     var fragment = detail.fragment;
@@ -90,6 +117,7 @@
     var detail = evt.detail || {};
     var children = parse(detail.message);
     var received = versionOf(children);
+    carryForward(children);
     if (received > shownVersion + 1 && shownVersion >= 0 && !isFull(children, REGIONS)) {
       if (detail.socketWrapper) detail.socketWrapper.send(SNAPSHOT);
     }

@@ -15,7 +15,7 @@ from unittest import mock
 
 import pytest
 
-from games import broadcast, frames, presence, push
+from games import broadcast, frames, presence, presenter, push
 from games.models import Table
 from games.state import load_state
 from games.testing.scripted import play_script, scripted_round
@@ -36,6 +36,23 @@ class Recorder:
         self.sent.append((group, message))
 
 
+VERSION = re.compile(r'(data-version="|name="version" value=")\d+"')
+
+
+def _own_regions_fresh(table: Table) -> dict[int, dict[str, str]]:
+    """user id -> each of its own regions rendered from a fresh read, versions blanked."""
+    fresh = Table.objects.select_related("host", "cancelled_by").get(pk=table.pk)
+    state = load_state(fresh)
+    regions: dict[int, dict[str, str]] = {}
+    for seat in state.seats:
+        context = {**presenter.seat_context(state, seat), **frames.PUSHED}
+        regions[seat.user_id] = {
+            region: VERSION.sub(r'\1"', frames.render_region(region, context))
+            for region in frames.SEAT_REGIONS
+        }
+    return regions
+
+
 @pytest.mark.parametrize(
     ("players", "ghost", "seed", "last_round"),
     [pytest.param(2, True, 11, 4, id="2-ghost"), pytest.param(4, False, 12, 3, id="4")],
@@ -43,12 +60,19 @@ class Recorder:
 def test_frames_from_the_actions_state_equal_a_fresh_read_after_every_move(
     players: int, ghost: bool, seed: int, last_round: int, django_capture_on_commit_callbacks: Any
 ) -> None:
-    """R4-R10 through the actions; what the sockets get is what a reload would show."""
+    """R4-R10 through the actions; what the sockets get is what a reload would show.
+
+    A frame holds only the regions the move changed for that seat: each region it
+    leaves out must read exactly as it did before the move (the page carries it on
+    to the new version, static/js/live.js), and each region it holds must equal a
+    fresh read's.
+    """
     table, users = started_table(players, ghost=ghost, seed=seed)
     rng = random.Random(seed)
     layer = Recorder()
     every_seat_watching(table)
-    moves = 0
+    before = _own_regions_fresh(table)
+    moves = left_out = 0
     with mock.patch.object(broadcast, "get_channel_layer", return_value=layer):
         while not (table.round_number == last_round and table.phase == Table.Phase.ROUND_DONE):
             layer.sent.clear()
@@ -59,14 +83,56 @@ def test_frames_from_the_actions_state_equal_a_fresh_read_after_every_move(
             first = next(iter(sent.values()))
             public = [r for r in first["regions"] if r in frames.PUBLIC_REGIONS]
             fresh = Table.objects.select_related("host", "cancelled_by").get(pk=table.pk)
-            again = frames.render_frames(load_state(fresh), public)
+            state = load_state(fresh)
+            after = _own_regions_fresh(table)
             for user in users:
                 message = sent[broadcast.user_group(table.pk, user.pk)]
+                own = [r for r in message["regions"] if r in frames.SEAT_REGIONS]
+                assert "status" in own, f"move {moves}: every seat reads whose move it is"
+                changed = None if len(own) == len(frames.SEAT_REGIONS) else set()
+                again = frames.render_frames(state, public, users={user.pk}, changed=changed)
                 assert message["html"] == again[user.pk], f"move {moves}: {user.username}"
+                for region in set(frames.SEAT_REGIONS) - set(own):
+                    left_out += 1
+                    assert after[user.pk][region] == before[user.pk][region], (
+                        f"move {moves}: {user.username}'s {region} changed but was not pushed"
+                    )
+            before = after
             shared = {SEAT_REGION.sub("", m["html"]) for m in sent.values()}
             assert len(shared) == 1, f"move {moves}: the public regions differ between seats"
             assert "data-my-bid" not in shared.pop()
-    assert moves > 10
+    assert moves > 10 and left_out > 0  # some moves left a seat's hand alone
+
+
+def test_a_play_inside_a_trick_pushes_the_hands_of_the_player_and_the_next_only(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    """R5: a card played inside a trick changes the hands of who played it and of who
+    plays next (their legal cards); the others get the seats, the trick and their
+    status line, not the earlier tricks, the scores or their hand again."""
+    table, users = started_table(4, ghost=False, seed=12)
+    rng = random.Random(12)
+    while table.phase != Table.Phase.PLAYING:
+        table = random_move(table, rng)
+    state = load_state(table)
+    player = state.seat_to_play()
+    assert player is not None
+    layer = Recorder()
+    every_seat_watching(table)
+    with (
+        mock.patch.object(broadcast, "get_channel_layer", return_value=layer),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        table = random_move(table, rng)
+    next_player = load_state(table).seat_to_play()
+    assert next_player is not None and table.phase == Table.Phase.PLAYING
+    regions = {group: message["regions"] for group, message in layer.sent}
+    for user in users:
+        got = regions[broadcast.user_group(table.pk, user.pk)]
+        if user.pk in (player.user_id, next_player.user_id):
+            assert got == ["seats", "trick", "status", "hand", "controls"], user.username
+        else:
+            assert got == ["seats", "trick", "status"], user.username
 
 
 def test_a_move_renders_frames_only_for_the_seats_that_watch(
