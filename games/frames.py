@@ -138,9 +138,7 @@ def render_frames(
     return frames
 
 
-def _render_seat(
-    state: GameState, seat: Seat, regions: tuple[str, ...] = SEAT_REGIONS
-) -> str:
+def _render_seat(state: GameState, seat: Seat, regions: tuple[str, ...] = SEAT_REGIONS) -> str:
     context = {**presenter.seat_context(state, seat), **PUSHED}
     return _render(regions, context)
 
