@@ -122,7 +122,7 @@ def _bump_move(state: GameState) -> Table:
         table,
         state=state,
         public=frames.public_regions_after_move(state),
-        own_regions_of=frames.seats_changed_by_move(state),
+        own_regions_of=frames.own_regions_after_move(state),
     )
     return table
 

@@ -69,7 +69,7 @@ def table_changed_on_commit(
     state: GameState | None = None,
     public: Iterable[str] = frames.PUBLIC_REGIONS,
     seat_regions: bool = True,
-    own_regions_of: set[int] | None = None,
+    own_regions_of: dict[int, tuple[str, ...]] | None = None,
     departed: Iterable[int] = (),
 ) -> None:
     """Once the transaction commits, send every seat what changed.
@@ -77,8 +77,8 @@ def table_changed_on_commit(
     ``state`` is the game as the action left it (None: read it again after the
     commit, for the rare actions that change the table's shape). ``public``
     names the public regions the change touches; ``seat_regions`` whether the
-    seats' own regions change (chat: no), and ``own_regions_of`` whose hand and
-    controls (None: everyone's; the others get their status line only).
+    seats' own regions change (chat: no), and ``own_regions_of`` which of them for
+    each seat id (None: all of them for everyone; see frames.own_regions_after_move).
     ``departed`` users lost their seat: their sockets are closed.
     """
     public = tuple(public)
@@ -124,7 +124,7 @@ def publish(
     public: tuple[str, ...],
     seat_regions: bool,
     departed: tuple[int, ...],
-    changed: set[int] | None = None,
+    changed: dict[int, tuple[str, ...]] | None = None,
 ) -> dict[int, str]:
     """Render the frames of ``table``'s committed version, send them; user id -> frame."""
     table_id, version = table.pk, table.version

@@ -49,41 +49,56 @@ ALL_REGIONS: tuple[str, ...] = tuple(PARTIALS)
 MOVE_REGIONS: tuple[str, ...] = ("seats", "trick")
 CHAT_REGIONS: tuple[str, ...] = ("chat-log",)
 #: A seat's own regions that every move changes: its status line says whose move it is.
-#: Its hand and controls change only for the seats seats_changed_by_move names.
+#: Its hand and controls change only for the seats own_regions_after_move names.
 STATUS_REGIONS: tuple[str, ...] = ("status",)
 
 
 def public_regions_after_move(state: GameState) -> tuple[str, ...]:
     """The public regions a bid, a play or "next trick" changes."""
-    if not state.phase_changed:
-        return MOVE_REGIONS  # a bid or a card inside the bidding or the trick
+    regions = MOVE_REGIONS
+    if state.loaded_at[2:] != state.where[2:]:
+        regions += ("tricks-history",)  # another trick is on the table (or none)
     table = state.table
-    if table.is_over or table.phase == table.Phase.ROUND_DONE:
-        return (*MOVE_REGIONS, "tricks-history", "scores")
-    return (*MOVE_REGIONS, "tricks-history")
+    if state.phase_changed and (table.is_over or table.phase == table.Phase.ROUND_DONE):
+        regions += ("scores",)
+    return regions
 
 
-def seats_changed_by_move(state: GameState) -> set[int] | None:
-    """The seats (ids) whose hand and controls a move changed; None: every seat's.
+def own_regions_after_move(state: GameState) -> dict[int, tuple[str, ...]] | None:
+    """seat id -> the seat regions a move changed for it; None: all of them for everyone.
 
-    Inside the bidding or a trick, a seat's hand and controls change only when it
-    bids or plays (its own card, or the one it chose in advance) or when its turn
-    comes: legality and "why not" are shown on your turn only (R5). Any change of
-    phase or round changes them all. The pages carry the other seats' regions on
-    to the new version (static/js/live.js), so their forms do not go stale.
+    Every seat's status line changes (whose move it is). Its hand changes when it bids
+    or plays (its own card, or the one it chose in advance) or when its turn comes:
+    legality and "why not" are shown on your turn only (R5); and every hand changes
+    with a new deal, when the tricks start (the next-card choice appears) or when the
+    game ends. Its controls change with its own move, its turn, and any change of
+    phase (the host's "Next trick", the others' "Waiting for the host"). The pages
+    carry the regions left out on to the new version (static/js/live.js), and
+    tests/games/test_frames.py checks after whole games that each one left out reads
+    as before.
     """
-    if state.phase_changed:
+    (status, phase, round_number, _trick), now = state.loaded_at, state.where
+    if status != now[0] or round_number != now[2] or phase == state.table.Phase.BIDDING != now[1]:
         return None
-    changed = {seat_id for seat_id in state.moved if seat_id is not None}
+    concerned = {seat_id for seat_id in state.moved if seat_id is not None}
     to_play = state.seat_to_play()
     if to_play is not None:
-        changed.add(to_play.pk)
-    return changed
+        concerned.add(to_play.pk)
+    every_controls = state.phase_changed
+    regions: dict[int, tuple[str, ...]] = {}
+    for seat in state.seats:
+        if seat.pk in concerned:
+            regions[seat.pk] = SEAT_REGIONS
+        elif every_controls:
+            regions[seat.pk] = ("status", "controls")
+        else:
+            regions[seat.pk] = STATUS_REGIONS
+    return regions
 
 
-def own_regions(seat: Seat, changed: set[int] | None) -> tuple[str, ...]:
-    """The seat regions a seat's frame holds, given seats_changed_by_move's answer."""
-    return SEAT_REGIONS if changed is None or seat.pk in changed else STATUS_REGIONS
+def own_regions(seat: Seat, changed: dict[int, tuple[str, ...]] | None) -> tuple[str, ...]:
+    """The seat regions a seat's frame holds, given own_regions_after_move's answer."""
+    return SEAT_REGIONS if changed is None else changed.get(seat.pk, SEAT_REGIONS)
 
 
 def language_of(user: Any) -> str:
@@ -113,12 +128,12 @@ def render_frames(
     *,
     seat_regions: bool = True,
     users: set[int] | None = None,
-    changed: set[int] | None = None,
+    changed: dict[int, tuple[str, ...]] | None = None,
 ) -> dict[int, str]:
     """user id -> the frame for that seat: ``public`` regions, then its own regions.
 
     ``users``: only these users' frames (None: every seat's). ``changed``: the seats
-    whose hand and controls are rendered (None: all; see seats_changed_by_move).
+    regions rendered per seat (None: all; see own_regions_after_move).
     """
     public = [r for r in PUBLIC_REGIONS if r in set(public)]
     shared: dict[str, str] = {}  # language -> the public regions, rendered once

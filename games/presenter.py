@@ -297,11 +297,15 @@ def _round_summary(state: GameState, names: dict[int, str]) -> list[ScoreLine]:
 
 
 def _history(state: GameState, names: dict[int, str]) -> dict[str, Any]:
-    """The round's complete tricks: the last one off the table, and all of them so far."""
+    """The round's complete tricks off the table: the last one, and all of them.
+
+    The trick on the table (complete or not) is not among them: the panel changes
+    only when another trick takes its place, so a play does not push it again.
+    """
     stories = explanations.round_stories(state, names)
     shown = state.trick if state.trick is not None and state.trick.complete else None
     earlier = [s for s in stories if shown is None or s.number != shown.number]
-    return {"last": earlier[-1] if earlier else None, "tricks": stories}
+    return {"last": earlier[-1] if earlier else None, "tricks": earlier}
 
 
 def _players(state: GameState, names: dict[int, str]) -> list[PlayerView]:

@@ -33,9 +33,9 @@ class GameState:
     # round neither needs nor changes them, so it does not pay for the query.
     _scores: list[RoundScore] | None = field(default=None, repr=False)
     # What the move being made changed, for games.frames (which regions to push):
-    # the table's (status, phase, round) as it was read, and the seats that bid or
-    # played since (None: the ghost), filled in by games.actions.
-    loaded_at: tuple[str, str, int] = ("", "", 0)
+    # the table's (status, phase, round, number of tricks dealt out) as it was read,
+    # and the seats that bid or played since (None: the ghost), filled in by games.actions.
+    loaded_at: tuple[str, str, int, int] = ("", "", 0, 0)
     moved: set[int | None] = field(default_factory=set)
 
     @property
@@ -141,10 +141,15 @@ class GameState:
         return self.round_plays.get(trick.pk, [])
 
     @property
-    def phase_changed(self) -> bool:
-        """Whether the table's status, phase or round changed since it was read."""
+    def where(self) -> tuple[str, str, int, int]:
+        """Where the game is: status, phase, round, trick (see ``loaded_at``)."""
         table = self.table
-        return self.loaded_at != (table.status, table.phase, table.round_number)
+        return (table.status, table.phase, table.round_number, len(self.tricks))
+
+    @property
+    def phase_changed(self) -> bool:
+        """Whether the status, the phase, the round or the trick changed since the read."""
+        return self.loaded_at != self.where
 
     def bonus_won(self, seat: Seat) -> int:
         return sum(
@@ -159,9 +164,14 @@ def load_state(table: Table) -> GameState:
 
     The scores are one query more, made only when something reads them.
     """
+    state = _read_state(table)
+    state.loaded_at = state.where
+    return state
+
+
+def _read_state(table: Table) -> GameState:
     seats = list(table.seats.select_related("user").order_by("position"))
     state = GameState(table=table, seats=seats)
-    state.loaded_at = (table.status, table.phase, table.round_number)
     if table.round_number == 0:
         return state
     current = Round.objects.filter(table=table, number=table.round_number).first()

@@ -10,7 +10,7 @@
  * 3. Connection indicator: #live-status is shown (hidden removed, class
  *    "is-reconnecting" or "is-closed") while the socket is down, hidden on open.
  * 4. Carry forward: a frame of version V holds only the regions V changed for
- *    this seat (games.frames.seats_changed_by_move), so every region still at
+ *    this seat (games.frames.own_regions_after_move), so every region still at
  *    V-1 is current at V too: its data-version and its forms' version fields
  *    move to V, and a card played from an unchanged hand is not refused as stale.
  *    A region older than V-1 is not moved on: a frame was lost, and the

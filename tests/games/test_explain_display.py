@@ -205,12 +205,15 @@ def test_last_trick_stays_viewable_after_next_trick_and_the_rounds_tricks_open()
     table = play_script(table, ["G5", "G7", "G9"])
     html = page(users[0], table)
     history = region(html, "tricks-history")
-    assert "Last trick" not in history  # it is still on the table
-    assert "This round: 1 trick played" in text(history)
+    # Still on the table: not repeated among the earlier tricks, which are none yet.
+    assert "Last trick" not in history and "This round" not in history
+    assert re.search(r'<section id="tricks-history"[^>]* hidden>', history)
+    assert "Highest green wins: Green 9" in text(region(html, "trick"))
     table = actions.next_trick(users[0], table.pk, table.version)
     html = page(users[0], table)
     history = region(html, "tricks-history")
     assert "Last trick (trick 1)" in text(history)
+    assert "This round: 1 trick played" in text(history)
     assert "Highest green wins: Green 9" in text(history)
     assert {'data-card="G5"', 'data-card="G7"', 'data-card="G9"'} <= set(
         re.findall(r'data-card="\w+"', history)
