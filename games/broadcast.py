@@ -136,6 +136,7 @@ def publish(
     # Only the seats that watch: a socket opened later reads a full snapshot.
     listening = presence.listening_seats(seat.pk for seat in state.seats)
     users = None
+    state.online = listening
     if listening is not None:
         users = {seat.user_id for seat in state.seats if seat.pk in listening}
         if (actor := _actor.get()) is not None:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.urls import reverse
+from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -319,7 +320,9 @@ def _players(state: GameState, names: dict[int, str]) -> list[PlayerView]:
     to_play = state.next_to_play() if running else None
     leader = trick.leader_id if trick is not None and not trick.complete else None
     ghost_leads = trick is not None and not trick.complete and trick.leader_id is None
-    online = presence.online_seats([seat.pk for seat in state.seats])
+    online = state.online
+    if online is None:
+        online = presence.online_seats([seat.pk for seat in state.seats])
 
     players: list[PlayerView] = []
     for seat in state.seats:
@@ -486,20 +489,6 @@ def seat_context(state: GameState, me: Seat, *, origin: str = "") -> dict[str, A
 
     # -- the seat's own hand: the ONLY hand that ever enters a context ------------
     own = rules.sort_hand(rules.card(h.card) for h in state.hands.get(me.pk, []))
-    legal = state.legal_cards(me) if phase == Phase.PLAYING else set()
-    chosen = state.preselected(me)
-    # R5, on your turn: why each card you may not play is forbidden (from your own hand).
-    why_not = explanations.unplayable_reasons(own, state.plays) if legal else {}
-    hand = [
-        HandCardView(
-            str(c),
-            str(c) in legal,
-            rules.needs_choice(c),
-            chosen is not None and chosen.card == c,
-            why_not.get(str(c), ""),
-        )
-        for c in own
-    ]
 
     controls = Controls()
     if table.status == Table.Status.WAITING:
@@ -535,12 +524,31 @@ def seat_context(state: GameState, me: Seat, *, origin: str = "") -> dict[str, A
         "headline": headline,
         "ghost_play": explanations.ghost_announcement(state) if phase else "",
         "my_bid": my_bid.value if my_bid is not None else None,
-        "hand": hand,
-        "next_card": _next_card(state, me, own),
+        # Built when a region shows them: a frame with the status line alone skips them.
+        "hand": SimpleLazyObject(lambda: _hand(state, me, own)),
+        "next_card": SimpleLazyObject(lambda: _next_card(state, me, own)),
         "controls": controls,
         "standings": _standings(state, names) if table.status == Table.Status.FINISHED else [],
-        "rematch": rematch_context(table, me, state.seats),
+        "rematch": SimpleLazyObject(lambda: rematch_context(table, me, state.seats)),
     }
+
+
+def _hand(state: GameState, me: Seat, own: list[rules.Card]) -> list[HandCardView]:
+    """The seat's own cards, each playable or not and, on its turn, why not (R5)."""
+    legal = state.legal_cards(me) if _phase(state) == Table.Phase.PLAYING else set()
+    chosen = state.preselected(me)
+    # R5, on your turn: why each card you may not play is forbidden (from your own hand).
+    why_not = explanations.unplayable_reasons(own, state.plays) if legal else {}
+    return [
+        HandCardView(
+            str(c),
+            str(c) in legal,
+            rules.needs_choice(c),
+            chosen is not None and chosen.card == c,
+            why_not.get(str(c), ""),
+        )
+        for c in own
+    ]
 
 
 def _standings(state: GameState, names: dict[int, str]) -> list[Standing]:

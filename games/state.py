@@ -37,6 +37,9 @@ class GameState:
     # and the seats that bid or played since (None: the ghost), filled in by games.actions.
     loaded_at: tuple[str, str, int, int] = ("", "", 0, 0)
     moved: set[int | None] = field(default_factory=set)
+    # The seats with an open socket, when the caller has just read them
+    # (games.broadcast): the seat list's online marks then cost no second read.
+    online: set[int] | None = None
 
     @property
     def scores(self) -> list[RoundScore]:
