@@ -116,8 +116,8 @@ def card(code: str, as_: str = "", size: str = "") -> SafeString:
         as_label = _("as escape")
     as_part = format_html('<span class="card__as">{}</span>', as_label) if as_label else ""
     return format_html(
+        # The suit's symbol is drawn by the CSS (.card::before).
         '<span class="{}" data-card="{}"{} role="img" aria-label="{}">{}'
-        '<span class="card__icon" aria-hidden="true"></span>'
         '<span class="card__label">{}</span>{}</span>',
         classes,
         c.code,

@@ -305,7 +305,7 @@ def test_every_card_face_has_its_symbol_and_readable_colours(
         # Every card draws an SVG symbol of static/ (a mask in its text colour).
         masks = cards.evaluate_all(
             "els => els.map(e => [e.dataset.card,"
-            " getComputedStyle(e.querySelector('.card__icon')).maskImage])"
+            " getComputedStyle(e, '::before').maskImage])"
         )
         icons = set()
         for code, mask in masks:
