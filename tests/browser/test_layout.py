@@ -304,8 +304,7 @@ def test_every_card_face_has_its_symbol_and_readable_colours(
         }, kinds
         # Every card draws an SVG symbol of static/ (a mask in its text colour).
         masks = cards.evaluate_all(
-            "els => els.map(e => [e.dataset.card,"
-            " getComputedStyle(e, '::before').maskImage])"
+            "els => els.map(e => [e.dataset.card, getComputedStyle(e, '::before').maskImage])"
         )
         icons = set()
         for code, mask in masks:
