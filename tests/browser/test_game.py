@@ -525,11 +525,26 @@ def focused_as_if_in_front(player: Player) -> None:
     cdp.send("Emulation.setFocusEmulationEnabled", {"enabled": True})
 
 
+#: Counts the socket's messages: the first is the full snapshot, which replaces every
+#: region (the Copy button too, with its label); click only after it.
+COUNT_PUSHES = (
+    "window.__pushes = 0; document.addEventListener('htmx:wsAfterMessage',"
+    " () => { window.__pushes += 1; });"
+)
+
+
+def open_own_table(host: Player) -> None:
+    """A new table of the host's, its page live (snapshot in, table.js listening)."""
+    host.context.add_init_script(COUNT_PUSHES)
+    create_table(host)
+    host.page.wait_for_function("() => window.__pushes >= 1")
+
+
 def test_copy_invite_link_button(open_player: OpenPlayer, server: Server) -> None:
     host = open_player("eve")
     host.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url)
     focused_as_if_in_front(host)
-    create_table(host)
+    open_own_table(host)
     link = invite_link(host)
     # Something else on the clipboard first: the link must replace it.
     host.page.evaluate("() => navigator.clipboard.writeText('before the copy')")
@@ -558,7 +573,7 @@ def test_a_refused_copy_says_so_and_selects_the_link_to_copy_by_hand(
 ) -> None:
     host = open_player("eve")
     host.context.add_init_script(REFUSING_CLIPBOARD)
-    create_table(host)
+    open_own_table(host)
     link = invite_link(host)
     copy = button(host.page, "Copy invite link")
     copy.click()
