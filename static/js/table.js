@@ -8,15 +8,29 @@
     if (!button) return;
     var input = document.querySelector(button.getAttribute("data-copy"));
     if (!input) return;
-    var done = function () {
-      var label = button.textContent;
-      button.textContent = button.getAttribute("data-copied") || "✓";
-      setTimeout(function () { button.textContent = label; }, 1500);
+    if (!button.hasAttribute("data-label")) button.setAttribute("data-label", button.textContent);
+    var say = function (text, ms) {
+      button.textContent = text;
+      clearTimeout(button.__copyTimer);
+      button.__copyTimer = setTimeout(function () {
+        button.textContent = button.getAttribute("data-label");
+      }, ms);
     };
-    // The old way: select the text and copy it (the text stays selected if that fails).
+    var done = function () { say(button.getAttribute("data-copied") || "✓", 1500); };
+    // Both ways refused (an unfocused window, a browser that forbids it): say so, and
+    // leave the whole link selected for the player to copy by hand (a silent button
+    // would let them paste whatever was on the clipboard before).
+    var failed = function () {
+      input.focus();
+      input.select();
+      say(button.getAttribute("data-copy-failed") || "✗", 6000);
+    };
+    // The old way: select the text and copy it.
     var selectAndCopy = function () {
       input.select();
-      try { if (document.execCommand("copy")) done(); } catch (e) { /* still selected */ }
+      var copied = false;
+      try { copied = document.execCommand("copy"); } catch (e) { copied = false; }
+      if (copied) done(); else failed();
     };
     if (navigator.clipboard && window.isSecureContext) {
       // writeText refuses while the document is not focused: fall back then.

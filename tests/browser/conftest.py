@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -293,3 +294,79 @@ def open_as(browser: Browser, server: Server) -> Iterator[Callable[..., Page]]:
     for context in contexts:
         context.close()
     assert not errors, "script errors or CSP violations:\n" + "\n".join(errors)
+
+
+# ---------------------------------------------------------------------------
+# tables made once and shared (set-up time: each ``manage.py shell`` starts Django)
+# ---------------------------------------------------------------------------
+
+
+class SharedTables:
+    """A module's tables, each made once on first use and handed to every test that
+    only looks at it (the desktop and phone runs of one test look at the same game).
+
+    Only for tests that change nothing on the table: a test that plays takes a fresh
+    table of its own (``RiggedTables``).
+    """
+
+    def __init__(self) -> None:
+        self._made: dict[object, Any] = {}
+
+    def get(self, key: object, make: Callable[[], Any]) -> Any:
+        if key not in self._made:
+            self._made[key] = make()
+        return self._made[key]
+
+
+@pytest.fixture(scope="module")
+def shared_tables() -> SharedTables:
+    return SharedTables()
+
+
+#: Two players in round 2, hands rigged, both bid 1; seat 0 (by R3 the opener) to play.
+#: Made ``{count}`` at a time in one ``manage.py shell``: the tests that play change
+#: their table, so each takes a fresh one, but they need not each start Django.
+RIGGED_ROUND_TWO = """
+import random
+from games.models import Table
+from games.testing.driver import at_phase, play_until
+from games.testing.factories import session_cookie, started_table
+from tests.games.helpers import bid_all, rig_hands, state_of
+
+for n in range({count}):
+    table, users = started_table(2, ghost=False, seed=7, prefix=f"{prefix}{{n}}_")
+    table = play_until(table, random.Random(7), at_phase(Table.Phase.BIDDING, 2))
+    rig_hands(table, {{0: {first!r}, 1: {second!r}}})
+    table = bid_all(table, 1)
+    assert state_of(table).seat_to_play().user == users[0]
+    print("TABLE", table.pk)
+    for user in users:
+        print("USER", table.pk, user.username, session_cookie(user).split("=", 1)[1])
+"""
+
+
+class RiggedTables:
+    """Fresh two-player round-2 tables with the hands ``first`` (the opener's) and
+    ``second``: ``take()`` hands each test one no other test has touched."""
+
+    def __init__(self, server: Server, first: list[str], second: list[str], batch: int) -> None:
+        self.server, self.first, self.second, self.batch = server, first, second, batch
+        self._fresh: list[Setup] = []
+
+    def _make(self) -> None:
+        prefix = f"r{uuid.uuid4().hex[:5]}_"
+        out = self.server.shell(
+            RIGGED_ROUND_TWO.format(
+                count=self.batch, prefix=prefix, first=self.first, second=self.second
+            )
+        )
+        for table_id in re.findall(r"^TABLE (\d+)$", out, re.M):
+            users = re.findall(rf"^USER {table_id} (\S+) (\S+)$", out, re.M)
+            assert len(users) == 2, out
+            self._fresh.append(Setup(int(table_id), dict(users)))
+        assert len(self._fresh) == self.batch, out
+
+    def take(self) -> Setup:
+        if not self._fresh:
+            self._make()
+        return self._fresh.pop(0)

@@ -513,19 +513,78 @@ def test_chat_is_live_and_for_seated_players_only(open_player: OpenPlayer) -> No
     assert_no_browser_errors(players)
 
 
+def focused_as_if_in_front(player: Player) -> None:
+    """The page behaves as the focused window, whatever the machine's load.
+
+    The async clipboard refuses a document that is not focused, and headless chromium
+    may leave a window unfocused (under stress-ng, bring_to_front() does not suffice):
+    chromium's own focus emulation (DevTools) keeps this page focused, as the window
+    is when a player clicks in it.
+    """
+    cdp = player.context.new_cdp_session(player.page)
+    cdp.send("Emulation.setFocusEmulationEnabled", {"enabled": True})
+
+
+#: Counts the socket's messages: the first is the full snapshot, which replaces every
+#: region (the Copy button too, with its label); click only after it.
+COUNT_PUSHES = (
+    "window.__pushes = 0; document.addEventListener('htmx:wsAfterMessage',"
+    " () => { window.__pushes += 1; });"
+)
+
+
+def open_own_table(host: Player) -> None:
+    """A new table of the host's, its page live (snapshot in, table.js listening)."""
+    host.context.add_init_script(COUNT_PUSHES)
+    create_table(host)
+    host.page.wait_for_function("() => window.__pushes >= 1")
+
+
 def test_copy_invite_link_button(open_player: OpenPlayer, server: Server) -> None:
     host = open_player("eve")
     host.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url)
-    create_table(host)
+    focused_as_if_in_front(host)
+    open_own_table(host)
     link = invite_link(host)
-    # The clipboard answers only a focused document (a loaded machine may leave the
-    # window unfocused): the player's window is in front, as when they click.
-    host.page.bring_to_front()
+    # Something else on the clipboard first: the link must replace it.
+    host.page.evaluate("() => navigator.clipboard.writeText('before the copy')")
     copy = button(host.page, "Copy invite link")
-    copied_label = copy.get_attribute("data-copied") or "✓"
+    copied_label = copy.get_attribute("data-copied")
+    assert copied_label == "Copied!"
     copy.click()
     # The copy is asynchronous: the button says so once the clipboard holds the link.
-    expect(host.page.locator("[data-copy]")).to_have_text(copied_label)
+    expect(copy).to_have_text(copied_label)
     copied = host.page.evaluate("() => navigator.clipboard.readText()")
     assert copied == link, f"the Copy button put {copied!r} on the clipboard, not {link!r}"
+    assert_no_browser_errors([host])
+
+
+# Both ways of copying refused, as by a browser that forbids page scripts the clipboard.
+REFUSING_CLIPBOARD = """
+Object.defineProperty(navigator, "clipboard", {value: {
+    writeText: () => Promise.reject(new DOMException("Denied.", "NotAllowedError")),
+}});
+document.execCommand = () => false;
+"""
+
+
+def test_a_refused_copy_says_so_and_selects_the_link_to_copy_by_hand(
+    open_player: OpenPlayer,
+) -> None:
+    host = open_player("eve")
+    host.context.add_init_script(REFUSING_CLIPBOARD)
+    open_own_table(host)
+    link = invite_link(host)
+    copy = button(host.page, "Copy invite link")
+    copy.click()
+    # Not a silent button, and not "Copied!": the player is told to copy it themselves...
+    expect(copy).to_have_text("Not copied: copy the selected link by hand")
+    # ...and the whole link is selected in the focused box, ready for Ctrl+C.
+    field = host.page.locator("#invite-link")
+    expect(field).to_be_focused()
+    selected = host.page.evaluate(
+        "() => { const i = document.getElementById('invite-link');"
+        " return i.value.slice(i.selectionStart, i.selectionEnd); }"
+    )
+    assert selected == link, f"{selected!r} is selected, not the whole link {link!r}"
     assert_no_browser_errors([host])

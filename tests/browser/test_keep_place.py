@@ -14,8 +14,6 @@ The push is the server sending every region of the table again
 from __future__ import annotations
 
 import os
-import re
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,27 +22,10 @@ from playwright.sync_api import Page, expect
 
 from tests.conftest import CI
 
-from .conftest import Server, Setup
+from .conftest import RiggedTables, Server, Setup
 from .test_layout import DESKTOP, PHONE
 
 pytestmark = pytest.mark.browser
-
-RIGGED = """
-import random
-from games.models import Table
-from games.testing.driver import at_phase, play_until
-from games.testing.factories import session_cookie, started_table
-from tests.games.helpers import bid_all, rig_hands, state_of
-
-table, users = started_table(2, ghost=False, seed=7, prefix={prefix!r})
-table = play_until(table, random.Random(7), at_phase(Table.Phase.BIDDING, 2))
-rig_hands(table, {{0: ["TIG", "G3"], 1: ["G5", "Y2"]}})
-table = bid_all(table, 1)
-assert state_of(table).seat_to_play().user == users[0]
-print("TABLE", table.pk)
-for user in users:
-    print("USER", user.username, session_cookie(user).split("=", 1)[1])
-"""
 
 PUSH_ALL = """
 from games import broadcast, frames
@@ -62,10 +43,14 @@ def shared_layer() -> None:
         pytest.skip("no REDIS_URL: a push from another process needs the Redis channel layer")
 
 
-def rigged(server: Server) -> Setup:
-    out = server.shell(RIGGED.format(prefix=f"k{uuid.uuid4().hex[:5]}_"))
-    table_id = int(re.search(r"^TABLE (\d+)$", out, re.M).group(1))  # type: ignore[union-attr]
-    return Setup(table_id, dict(re.findall(r"^USER (\S+) (\S+)$", out, re.M)))
+#: anne (seat 0) opens holding the Tigress and a green 3; bob holds a green 5 and a yellow 2.
+HANDS = (["TIG", "G3"], ["G5", "Y2"])
+
+
+@pytest.fixture(scope="module")
+def tables(server: Server) -> RiggedTables:
+    """One fresh table a test, the module's five made in one ``manage.py shell``."""
+    return RiggedTables(server, *HANDS, batch=5)
 
 
 def push_everything(server: Server, setup: Setup, *pages: Page) -> None:
@@ -82,9 +67,13 @@ def tigress_choice(page: Page, choice: str) -> object:
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 def test_r5_a_push_leaves_the_open_tigress_choice_open(
-    server: Server, open_as: Callable[..., Page], artifacts: Path, viewport: dict[str, int]
+    server: Server,
+    tables: RiggedTables,
+    open_as: Callable[..., Page],
+    artifacts: Path,
+    viewport: dict[str, int],
 ) -> None:
-    setup = rigged(server)
+    setup = tables.take()
     anne, bob = setup.names
     page = open_as(setup, anne, viewport)
     bob_page = open_as(setup, bob, viewport)
@@ -101,9 +90,9 @@ def test_r5_a_push_leaves_the_open_tigress_choice_open(
 
 
 def test_r11_half_typed_chat_survives_pushes_and_your_own_move(
-    server: Server, open_as: Callable[..., Page]
+    server: Server, tables: RiggedTables, open_as: Callable[..., Page]
 ) -> None:
-    setup = rigged(server)
+    setup = tables.take()
     anne, bob = setup.names
     page = open_as(setup, anne, DESKTOP)
     bob_page = open_as(setup, bob, DESKTOP)
@@ -122,9 +111,9 @@ def test_r11_half_typed_chat_survives_pushes_and_your_own_move(
 
 
 def test_r5_focus_stays_on_your_card_through_a_push(
-    server: Server, open_as: Callable[..., Page]
+    server: Server, tables: RiggedTables, open_as: Callable[..., Page]
 ) -> None:
-    setup = rigged(server)
+    setup = tables.take()
     anne, bob = setup.names
     page = open_as(setup, anne, DESKTOP)
     bob_page = open_as(setup, bob, DESKTOP)
@@ -139,16 +128,20 @@ def test_r5_focus_stays_on_your_card_through_a_push(
 
 
 def test_r11_after_your_move_focus_lands_on_the_next_sensible_control(
-    server: Server, open_as: Callable[..., Page]
+    server: Server, tables: RiggedTables, open_as: Callable[..., Page]
 ) -> None:
-    setup = rigged(server)
+    setup = tables.take()
     anne, bob = setup.names
     page = open_as(setup, anne, DESKTOP)
     bob_page = open_as(setup, bob, DESKTOP)
     page.locator("#play-G3").focus()
     page.keyboard.press("Enter")  # anne plays (R5); bob is next
     expect(page.locator("#hand")).to_be_focused()  # not <body>: Tab goes on to her cards
+    # Bob's card is his to play once anne's push has reached his page (focusing a
+    # still-disabled card does nothing, and Enter would then be lost under load).
+    expect(bob_page.locator("#play-G5")).to_be_enabled()
     bob_page.locator("#play-G5").focus()
+    expect(bob_page.locator("#play-G5")).to_be_focused()
     bob_page.keyboard.press("Enter")  # the trick is done: anne, the host, moves on (R11)
     next_trick = page.get_by_role("button", name="Next trick")
     expect(next_trick).to_be_focused()  # the push brought her next control

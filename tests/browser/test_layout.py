@@ -32,7 +32,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from .conftest import Server, Setup
+from .conftest import Server, Setup, SharedTables
 
 pytestmark = pytest.mark.browser
 
@@ -181,10 +181,18 @@ def contrasts(page: Page, selector: str) -> list[tuple[str, float]]:
 
 @pytest.mark.parametrize("viewport", SIZES)
 def test_seats_sit_around_the_table_each_card_by_its_player(
-    server: Server, open_as: Callable[..., Page], artifacts: Path, viewport: dict[str, int]
+    server: Server,
+    shared_tables: SharedTables,
+    open_as: Callable[..., Page],
+    artifacts: Path,
+    viewport: dict[str, int],
 ) -> None:
     # 8 players (R2), round 3, three cards on the table: seat order decides who plays (R5).
-    setup = set_up(server, 8, MID_TRICK.format(plays=3), prefix=f"s{uuid.uuid4().hex[:4]}_")
+    # Only looked at: the desktop and the phone run share the table.
+    setup = shared_tables.get(
+        "seats",
+        lambda: set_up(server, 8, MID_TRICK.format(plays=3), prefix=f"s{uuid.uuid4().hex[:4]}_"),
+    )
     # Seen by the player whose move it is (their hand stands out too: the README's picture).
     host = open_as(setup, setup.names[0], viewport)
     viewer = host.locator("#trick .felt__seat--to-act .felt__name").inner_text().strip()
@@ -236,9 +244,14 @@ def test_seats_sit_around_the_table_each_card_by_its_player(
 
 @pytest.mark.parametrize("viewport", SIZES)
 def test_hand_is_at_full_strength_and_playable_cards_stand_out_when_you_must_play(
-    server: Server, open_as: Callable[..., Page], artifacts: Path, viewport: dict[str, int]
+    server: Server,
+    shared_tables: SharedTables,
+    open_as: Callable[..., Page],
+    artifacts: Path,
+    viewport: dict[str, int],
 ) -> None:
-    setup = set_up(server, 4, MID_TRICK.format(plays=1), seed=11)
+    # Only looked at: the desktop and the phone run share the table.
+    setup = shared_tables.get("hand", lambda: set_up(server, 4, MID_TRICK.format(plays=1), seed=11))
     pages = {name: open_as(setup, name, viewport) for name in setup.names}
     actor = next(n for n, p in pages.items() if p.locator("#hand.hand--to-play").count())
     for name, page in pages.items():
@@ -362,11 +375,19 @@ def test_a_card_lands_and_a_trick_is_taken_with_motion_unless_reduced(
 
 @pytest.mark.parametrize("viewport", SIZES)
 def test_score_sheet_of_eight_and_round_summary_are_readable(
-    server: Server, open_as: Callable[..., Page], artifacts: Path, viewport: dict[str, int]
+    server: Server,
+    shared_tables: SharedTables,
+    open_as: Callable[..., Page],
+    artifacts: Path,
+    viewport: dict[str, int],
 ) -> None:
     # Long names: nothing may cut them without a way to read them whole.
-    setup = set_up(
-        server, 8, ROUND_DONE.format(round=2), prefix=f"longbeard{uuid.uuid4().hex[:4]}_"
+    # Only looked at: the desktop and the phone run share the table.
+    setup = shared_tables.get(
+        "scores",
+        lambda: set_up(
+            server, 8, ROUND_DONE.format(round=2), prefix=f"longbeard{uuid.uuid4().hex[:4]}_"
+        ),
     )
     page = open_as(setup, setup.names[0], viewport)
     expect(page.locator("#scores")).to_contain_text("Round 2 summary")
@@ -431,9 +452,16 @@ def test_score_sheet_of_eight_and_round_summary_are_readable(
 
 @pytest.mark.parametrize("viewport", SIZES)
 def test_the_site_header_fits_one_line(
-    server: Server, open_as: Callable[..., Page], viewport: dict[str, int]
+    server: Server,
+    shared_tables: SharedTables,
+    open_as: Callable[..., Page],
+    viewport: dict[str, int],
 ) -> None:
-    setup = set_up(server, 2, MID_TRICK.format(plays=0), prefix=f"q{uuid.uuid4().hex[:4]}_")
+    # Only looked at: the desktop and the phone run share the table.
+    setup = shared_tables.get(
+        "header",
+        lambda: set_up(server, 2, MID_TRICK.format(plays=0), prefix=f"q{uuid.uuid4().hex[:4]}_"),
+    )
     page = open_as(setup, setup.names[0], viewport)
     items = page.locator(".site-header .brand, .site-header .nav > *")
     tops = items.evaluate_all("els => els.map(e => e.getBoundingClientRect().top)")

@@ -9,41 +9,25 @@ choice is gone and bob is asked to play.
 
 from __future__ import annotations
 
-import re
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from .conftest import Server, Setup
+from .conftest import RiggedTables, Server
 from .test_layout import DESKTOP, PHONE
 
 pytestmark = pytest.mark.browser
 
-RIGGED = """
-import random
-from games.models import Table
-from games.testing.driver import at_phase, play_until
-from games.testing.factories import session_cookie, started_table
-from tests.games.helpers import bid_all, rig_hands, state_of
-
-table, users = started_table(2, ghost=False, seed=7, prefix={prefix!r})
-table = play_until(table, random.Random(7), at_phase(Table.Phase.BIDDING, 2))
-rig_hands(table, {{0: ["G5", "Y3"], 1: ["G7", "Y9"]}})
-table = bid_all(table, 1)
-assert state_of(table).seat_to_play().user == users[0]
-print("TABLE", table.pk)
-for user in users:
-    print("USER", user.username, session_cookie(user).split("=", 1)[1])
-"""
+#: anne (seat 0) leads with a green 5 or a yellow 3; bob holds a green 7 and a yellow 9.
+HANDS = (["G5", "Y3"], ["G7", "Y9"])
 
 
-def rigged(server: Server) -> Setup:
-    out = server.shell(RIGGED.format(prefix=f"n{uuid.uuid4().hex[:5]}_"))
-    table_id = int(re.search(r"^TABLE (\d+)$", out, re.M).group(1))  # type: ignore[union-attr]
-    return Setup(table_id, dict(re.findall(r"^USER (\S+) (\S+)$", out, re.M)))
+@pytest.fixture(scope="module")
+def tables(server: Server) -> RiggedTables:
+    """One fresh table a test, the module's three made in one ``manage.py shell``."""
+    return RiggedTables(server, *HANDS, batch=3)
 
 
 def choose_next(page: Page, value: str) -> None:
@@ -60,9 +44,12 @@ def play(page: Page, code: str) -> None:
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 def test_r5_the_chosen_card_is_played_for_you_when_your_turn_comes(
-    server: Server, open_as: Callable[..., Page], artifacts: Path, viewport: dict[str, int]
+    tables: RiggedTables,
+    open_as: Callable[..., Page],
+    artifacts: Path,
+    viewport: dict[str, int],
 ) -> None:
-    setup = rigged(server)
+    setup = tables.take()
     anne, bob = setup.names
     anne_page = open_as(setup, anne, viewport)
     bob_page = open_as(setup, bob, viewport)
@@ -88,9 +75,9 @@ def test_r5_the_chosen_card_is_played_for_you_when_your_turn_comes(
 
 
 def test_r5_a_chosen_card_made_illegal_by_the_lead_is_not_played(
-    server: Server, open_as: Callable[..., Page], artifacts: Path
+    tables: RiggedTables, open_as: Callable[..., Page], artifacts: Path
 ) -> None:
-    setup = rigged(server)
+    setup = tables.take()
     anne, bob = setup.names
     anne_page = open_as(setup, anne, DESKTOP)
     bob_page = open_as(setup, bob, DESKTOP)

@@ -21,8 +21,8 @@ from collections.abc import Callable
 import pytest
 from playwright.sync_api import Page, expect
 
-from .conftest import Server
-from .test_keep_place import rigged
+from .conftest import RiggedTables, Server
+from .test_keep_place import HANDS
 from .test_layout import DESKTOP
 
 pytestmark = pytest.mark.browser
@@ -49,6 +49,12 @@ window.AudioContext = class {
 """
 
 
+@pytest.fixture(scope="module")
+def tables(server: Server) -> RiggedTables:
+    """One fresh table a test (test_keep_place's hands), both made in one shell."""
+    return RiggedTables(server, *HANDS, batch=2)
+
+
 def reopen_with_recorders(page: Page) -> None:
     page.add_init_script(RECORDERS)
     page.reload()
@@ -56,9 +62,9 @@ def reopen_with_recorders(page: Page) -> None:
 
 
 def test_r5_your_move_marks_title_favicon_and_is_announced(
-    server: Server, open_as: Callable[..., Page]
+    tables: RiggedTables, open_as: Callable[..., Page]
 ) -> None:
-    setup = rigged(server)
+    setup = tables.take()
     anne, bob = setup.names
     anne_page = open_as(setup, anne, DESKTOP)
     bob_page = open_as(setup, bob, DESKTOP)
@@ -83,9 +89,9 @@ def test_r5_your_move_marks_title_favicon_and_is_announced(
 
 
 def test_sound_and_notification_are_opt_in_remembered_and_used_on_your_move(
-    server: Server, open_as: Callable[..., Page]
+    tables: RiggedTables, open_as: Callable[..., Page]
 ) -> None:
-    setup = rigged(server)
+    setup = tables.take()
     anne, bob = setup.names
     anne_page = open_as(setup, anne, DESKTOP)
     bob_page = open_as(setup, bob, DESKTOP)
