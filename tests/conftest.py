@@ -88,16 +88,27 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 # -- pytest-xdist: what shares a worker, and what starts first -----------------------------
 
-#: Test paths whose module- or package-scoped games take longest to build: they start
-#: first, so that the workers' last minutes are short tests and not one long game.
+#: The longest scopes (modules, and the packages of ONE_WORKER_PACKAGES), longest first:
+#: each worker takes the next one as it runs short, so the longest are handed out at the
+#: start and the workers' last minutes are short modules, not one long game on a worker
+#: while the other idles. The seconds (2 workers, PostgreSQL and Redis, 2026-12-03) are
+#: only there to order the list; a module not listed runs after these.
 LONG_FIRST = (
-    "tests/security/test_hidden_information.py",
-    "tests/games/test_simulate_tables.py",
-    "tests/security/test_concurrency.py",
-    "tests/after/",
-    "tests/security/test_authorization_matrix.py",
-    "tests/games/test_views.py",
-    "tests/security/test_bad_input.py",
+    "tests/security/test_hidden_information.py",  # 44 s: three socket games
+    "tests/security/test_authorization_matrix.py",  # 41 s: 654 cells
+    "tests/after/",  # 28 s: the package's finished games, then six modules
+    "tests/games/test_simulate_tables.py",  # 26 s
+    "tests/live/test_consumer.py",  # 22 s
+    "tests/security/test_bad_input.py",  # 22 s
+    "tests/games/test_views.py",  # 20 s
+    "tests/security/test_concurrency.py",  # 20 s: one storm of tables
+    "tests/games/test_hidden_information.py",  # 16 s
+    "tests/security/test_faults.py",  # 14 s
+    "tests/test_settings.py",  # 11 s: settings read in subprocesses
+    "tests/live/test_multiprocess.py",  # 10 s
+    "tests/games/test_driver.py",  # 10 s
+    "tests/i18n/test_pages.py",  # 8 s
+    "tests/games/test_lobby.py",  # 8 s
 )
 #: Packages whose package-scoped fixture (a set of complete games) must be built once:
 #: all their modules run on one worker.
@@ -116,12 +127,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """--dist loadscope, with each package of ONE_WORKER_PACKAGES as one scope."""
+    """--dist loadscope: each package of ONE_WORKER_PACKAGES one scope, LONG_FIRST first."""
     if config.getoption("dist") != "loadscope":
         return None
     from xdist.scheduler import LoadScopeScheduling
 
     class PackageScopes(LoadScopeScheduling):
+        def __init__(self, config: pytest.Config, log: Any = None) -> None:
+            super().__init__(config, log)
+            # xdist's own order (--loadscope-reorder, its default) puts the scopes with
+            # the most tests first, which is not the longest first: the authorization
+            # matrix's 654 quick cells started before a module of three long games.
+            # The collection order is already longest first (pytest_collection_modifyitems).
+            config.option.loadscopereorder = False
+
         def _split_scope(self, nodeid: str) -> str:
             package = next((p for p in ONE_WORKER_PACKAGES if nodeid.startswith(p)), None)
             return package or super()._split_scope(nodeid)

@@ -23,7 +23,9 @@ from typing import Any
 import pytest
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
+from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.sessions.models import Session
 from django.test import Client
 from django.urls import reverse
 
@@ -134,10 +136,14 @@ def world(django_db_setup: Any, django_db_blocker: Any) -> Iterator[dict[str, An
         users = make_users()
         own = actions.create_table(users["stranger"], ghost=True)
         tables = {state: build_table(state, users) for state in STATES}
+        # Each role logs in once for the module (a committed session): logging in is
+        # not what the cells test, and it cost a quarter of each cell's time.
+        sessions = {user.pk: login_once(user) for user in users.values() if user}
         try:
-            yield {"tables": tables, "users": users}
+            yield {"tables": tables, "users": users, "sessions": sessions}
         finally:
             Table.objects.filter(pk__in=[own.pk, *(t.pk for t in tables.values())]).delete()
+            Session.objects.filter(session_key__in=sessions.values()).delete()
             User.objects.filter(pk__in=[u.pk for u in users.values() if u]).delete()
 
 
@@ -145,10 +151,23 @@ def cell_world(world: Any, state: str) -> dict[str, Any]:
     return {"table": fresh(world["tables"][state]), "users": world["users"]}
 
 
-def client_for(user: Any, **kwargs: Any) -> Client:
+def login_once(user: Any) -> str:
+    """The session key of a fresh log-in of ``user``."""
+    client = Client()
+    client.force_login(user)
+    return client.cookies[settings.SESSION_COOKIE_NAME].value
+
+
+def client_for(user: Any, world: dict[str, Any] | None = None, **kwargs: Any) -> Client:
+    """A client logged in as ``user``: with the world's session when it has one for them."""
     client = Client(raise_request_exception=False, **kwargs)
-    if user is not None:
+    if user is None:
+        return client
+    session_key = (world or {}).get("sessions", {}).get(user.pk)
+    if session_key is None:
         client.force_login(user)
+    else:
+        client.cookies[settings.SESSION_COOKIE_NAME] = session_key
     return client
 
 
@@ -277,7 +296,7 @@ def test_matrix_cell(world: Any, role: str, state: str, action: str) -> None:
     table, user = cell["table"], cell["users"][role]
     url = url_for(action, table)
     want_status, want_change = expected(role, state, action)
-    client = client_for(user)
+    client = client_for(user, world)
     before = snapshot()
     if action in ("table", "join_get"):
         response = client.get(url)
@@ -328,7 +347,9 @@ def test_htmx_refusals_have_the_same_status_and_change_nothing(
     table, user = cell["table"], cell["users"][role]
     want_status, _ = expected(role, state, action)
     before = snapshot()
-    response = client_for(user).post(url_for(action, table), form_for(action, table, user), **HTMX)
+    response = client_for(user, world).post(
+        url_for(action, table), form_for(action, table, user), **HTMX
+    )
     assert response.status_code == want_status
     assert snapshot() == before
 
@@ -354,7 +375,7 @@ def test_pages_and_admin(
 ) -> None:
     """Staff reach the admin (the superuser sees tables; is_staff alone gives no model)."""
     user = world["users"][role]
-    response = client_for(user).get(page)
+    response = client_for(user, world).get(page)
     want = {"anonymous": anonymous, "staff": staff, "staff_seated": staff_no_perm}.get(role, player)
     assert response.status_code == want, (role, page, response.status_code)
     if page.startswith("/admin/") and want == 302:
@@ -367,7 +388,7 @@ def test_pages_and_admin(
 def test_create_table(world: Any, role: str) -> None:
     user = world["users"][role]
     before = Table.objects.count()
-    response = client_for(user).post(reverse("create_table"), {"ghost": "on"})
+    response = client_for(user, world).post(reverse("create_table"), {"ghost": "on"})
     if role == "anonymous":
         assert response.status_code == 302
         assert response["Location"].startswith(reverse("login"))
@@ -387,7 +408,7 @@ def test_unknown_table_is_a_404_that_changes_nothing(world: Any, role: str, acti
     table, user = cell["table"], cell["users"][role]
     missing = Table.objects.order_by("-pk").first().pk + 1000
     before = snapshot()
-    client = client_for(user)
+    client = client_for(user, world)
     url = url_for(action, table).replace(f"/{table.pk}/", f"/{missing}/")
     if action == "table":
         response = client.get(url)
@@ -404,7 +425,7 @@ def test_actions_only_accept_post(world: Any, method: str, action: str) -> None:
     cell = cell_world(world, "bidding")
     table, user = cell["table"], cell["users"]["host"]
     before = snapshot()
-    response = getattr(client_for(user), method)(url_for(action, table))
+    response = getattr(client_for(user, world), method)(url_for(action, table))
     assert response.status_code == 405
     assert snapshot() == before
 
@@ -433,7 +454,7 @@ def test_every_post_needs_the_csrf_token(world: Any, action: str, htmx: bool) ->
     user = cell["users"]["stranger" if action == "join_post" else "host"]
     if action == "play":
         user = cell["users"]["seated"]
-    client = client_for(user, enforce_csrf_checks=True)
+    client = client_for(user, world, enforce_csrf_checks=True)
     client.get(reverse("table", args=[table.pk]))  # the browser has the CSRF cookie...
     url = reverse("create_table") if action == "create" else url_for(action, table)
     data = {"ghost": "on"} if action == "create" else form_for(action, table, user)
@@ -480,7 +501,7 @@ def test_rotation_by_the_host_invalidates_the_old_link(world: Any) -> None:
     table, host = cell["table"], cell["users"]["host"]
     newcomer = make_user("nina")
     old = reverse("join", args=[table.invite_token])
-    response = client_for(host).post(reverse("rotate_invite", args=[table.pk]))
+    response = client_for(host, world).post(reverse("rotate_invite", args=[table.pk]))
     assert response.status_code == 303
     table = fresh(table)
     new = reverse("join", args=[table.invite_token])
@@ -501,7 +522,9 @@ def test_rotation_by_the_host_invalidates_the_old_link(world: Any) -> None:
 def test_only_the_host_rotates_the_link(world: Any, role: str) -> None:
     table = fresh(world["tables"]["waiting"])
     before = snapshot()
-    response = client_for(world["users"][role]).post(reverse("rotate_invite", args=[table.pk]))
+    response = client_for(world["users"][role], world).post(
+        reverse("rotate_invite", args=[table.pk])
+    )
     assert response.status_code == 403
     assert snapshot() == before
     assert fresh(table).invite_token == table.invite_token
@@ -545,7 +568,7 @@ def test_link_refused_once_started_or_over(world: Any, state: str) -> None:
     "token", ["x", "A" * 32, "A" * 64, "' OR 1=1 --", "%00", "../../admin", "A" * 65]
 )
 def test_forged_tokens_are_404(world: Any, token: str) -> None:
-    client = client_for(world["users"]["stranger"])
+    client = client_for(world["users"]["stranger"], world)
     before = snapshot()
     for method in (client.get, client.post):
         response = method(f"/join/{token}/")
