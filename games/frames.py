@@ -25,7 +25,7 @@ from django.template.loader import get_template
 from django.utils import translation
 
 from . import presenter
-from .models import Seat
+from .models import Seat, Table
 from .state import GameState
 
 #: element id -> partial of games/table.html
@@ -77,8 +77,11 @@ def own_regions_after_move(state: GameState) -> dict[int, tuple[str, ...]] | Non
     tests/games/test_frames.py checks after whole games that each one left out reads
     as before.
     """
-    (status, phase, round_number, _trick), now = state.loaded_at, state.where
-    if status != now[0] or round_number != now[2] or phase == state.table.Phase.BIDDING != now[1]:
+    status, phase, round_number, _trick = state.loaded_at
+    table = state.table
+    new_deal_or_end = status != table.status or round_number != table.round_number
+    tricks_start = phase == Table.Phase.BIDDING and table.phase != Table.Phase.BIDDING
+    if new_deal_or_end or tricks_start:
         return None
     concerned = {seat_id for seat_id in state.moved if seat_id is not None}
     to_play = state.seat_to_play()
@@ -132,8 +135,8 @@ def render_frames(
 ) -> dict[int, str]:
     """user id -> the frame for that seat: ``public`` regions, then its own regions.
 
-    ``users``: only these users' frames (None: every seat's). ``changed``: the seats
-    regions rendered per seat (None: all; see own_regions_after_move).
+    ``users``: only these users' frames (None: every seat's). ``changed``: seat id ->
+    the seat regions rendered for it (None: all; see own_regions_after_move).
     """
     public = [r for r in PUBLIC_REGIONS if r in set(public)]
     shared: dict[str, str] = {}  # language -> the public regions, rendered once
