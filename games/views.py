@@ -13,6 +13,7 @@ Every POST view parses its form, calls ONE function of games.actions and then:
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -28,6 +29,10 @@ from django_htmx.http import HttpResponseClientRedirect
 from . import actions, broadcast, forms, frames, lobby, presenter
 from .models import MAX_DB_ID, MAX_SEATS, ChatMessage, Table
 from .state import load_state
+
+# One line per refused action: its status, the posted version and the reason, so a
+# 409 in the access log can be told apart (stale page, not your turn, wrong phase).
+refusal_log = logging.getLogger("skullking.refused")
 
 
 class BadInput(Exception):
@@ -105,6 +110,11 @@ def _fail(request: HttpRequest, table_id: int, message: str, status: int) -> Htt
     return _render_table(request, table, error=message, status=status, fragment=bool(request.htmx))
 
 
+def _posted_version(request: HttpRequest) -> str:
+    """The form's version field as posted, cut short: it goes into a log line."""
+    return request.POST.get("version", "")[:12].replace("\n", " ")
+
+
 def _field(request: HttpRequest, name: str) -> str:
     value = request.POST.get(name, "")
     if "\x00" in value:
@@ -120,6 +130,11 @@ def _act(request: HttpRequest, table_id: int, call: Callable[[], Any]) -> HttpRe
         with broadcast.collecting(request.user.pk if request.htmx else None) as pushed:
             done = call()
     except (actions.ActionError, BadInput) as error:
+        refusal_log.info(
+            "action refused: %s",
+            error.message,
+            extra={"fields": {"status": error.status, "posted_version": _posted_version(request)}},
+        )
         return _fail(request, table_id, error.message, error.status)
     if request.htmx:
         return _actor_frame(request, table_id, done, pushed.get(request.user.pk))

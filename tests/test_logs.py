@@ -109,6 +109,20 @@ def test_every_line_of_a_request_carries_its_ids(client, settings, log_lines) ->
     assert warning["level"] == "WARNING"
 
 
+def test_a_refused_action_logs_its_reason_and_the_posted_version(client, log_lines) -> None:
+    # A 409 in the request log alone cannot tell a stale page from "not your turn":
+    # the refusal's own line says which, and which version the form posted.
+    game = make_game(("rhea", "sven"))
+    client.force_login(game.users[0])
+    stale = game.table.version - 1
+    url = f"/tables/{game.table.pk}/bid/"
+    assert client.post(url, {"version": stale, "value": "0"}).status_code == 409
+    [refused] = [line for line in log_lines() if line["logger"] == "skullking.refused"]
+    assert refused["status"] == 409 and refused["posted_version"] == str(stale)
+    assert "moved on" in refused["message"]
+    assert (refused["user_id"], refused["table_id"]) == (game.users[0].pk, game.table.pk)
+
+
 def test_an_error_is_logged_with_its_traceback_and_request_id(client, settings, log_lines):
     settings.ROOT_URLCONF = __name__
     client.raise_request_exception = False
