@@ -58,7 +58,8 @@
   }
 
   // The drawn table (#trick .felt) is the same for everyone, seats in playing order:
-  // turn it so that the viewer sits at the bottom (a CSS variable, read by site.css).
+  // turn it so that the viewer sits at the bottom (data-rot, which site.css turns into
+  // the --rot variable; an inline style would break the CSP when a swap copies it).
   function turnTable() {
     var page = document.querySelector(".table-page[data-me]");
     var felt = document.querySelector(".felt[data-count]");
@@ -66,7 +67,7 @@
     var mine = felt.querySelector('.felt__seat[data-seat="' + page.getAttribute("data-me") + '"]');
     var count = parseInt(felt.getAttribute("data-count"), 10);
     var pos = mine ? parseInt(mine.getAttribute("data-pos"), 10) : 0;
-    felt.style.setProperty("--rot", String((count - pos) % count));
+    felt.setAttribute("data-rot", String((count - pos) % count));
   }
 
   // Chat times come in UTC (<time datetime>): show them in the viewer's own time.
