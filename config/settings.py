@@ -160,7 +160,7 @@ if REDIS_URL:
     REDIS_CACHE_URL = os.environ.get("REDIS_CACHE_URL") or next_redis_database(REDIS_URL)
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "config.redis_cache.SharedRedisCache",
             "LOCATION": REDIS_CACHE_URL,
             "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", ""),
         }
