@@ -11,6 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from . import rules
+from .compiled import CompiledRead
 from .models import Bid, HandCard, Play, Round, RoundScore, Seat, Table, Trick
 
 GHOST = rules.GHOST
@@ -172,22 +173,50 @@ def load_state(table: Table) -> GameState:
     return state
 
 
+# The reads of load_state, compiled once (games.compiled): every move makes them.
+SEATS = CompiledRead(
+    Seat,
+    lambda table_id: (
+        Seat.objects.filter(table_id=table_id).select_related("user").order_by("position")
+    ),
+)
+ROUND = CompiledRead(
+    Round, lambda table_id, number: Round.objects.filter(table_id=table_id, number=number), arity=2
+)
+HANDS = CompiledRead(
+    HandCard,
+    lambda round_id: HandCard.objects.filter(round_id=round_id, played=False).order_by(
+        "deal_order"
+    ),
+)
+BIDS = CompiledRead(Bid, lambda round_id: Bid.objects.filter(round_id=round_id))
+TRICKS = CompiledRead(
+    Trick, lambda round_id: Trick.objects.filter(round_id=round_id).order_by("number")
+)
+PLAYS = CompiledRead(
+    Play, lambda round_id: Play.objects.filter(round_id=round_id).order_by("trick_id", "order")
+)
+
+
 def _read_state(table: Table) -> GameState:
-    seats = list(table.seats.select_related("user").order_by("position"))
+    seats = SEATS.read(table.pk)
+    for seat in seats:
+        seat.table = table  # the table row the caller holds (locked, for an action)
     state = GameState(table=table, seats=seats)
     if table.round_number == 0:
         return state
-    current = Round.objects.filter(table=table, number=table.round_number).first()
-    if current is None:
+    rounds = ROUND.read(table.pk, table.round_number)
+    if not rounds:
         return state
-    state.round = current
-    for hand_card in HandCard.objects.filter(round=current, played=False).order_by("deal_order"):
+    current = state.round = rounds[0]
+    current.table = table
+    for hand_card in HANDS.read(current.pk):
         state.hands.setdefault(hand_card.seat_id, []).append(hand_card)
-    state.bids = {bid.seat_id: bid for bid in Bid.objects.filter(round=current)}
-    state.tricks = list(Trick.objects.filter(round=current).order_by("number"))
+    state.bids = {bid.seat_id: bid for bid in BIDS.read(current.pk)}
+    state.tricks = TRICKS.read(current.pk)
     if state.tricks:
         # One query for the whole round's plays: the earlier tricks stay viewable.
-        for play in Play.objects.filter(round=current).order_by("trick_id", "order"):
+        for play in PLAYS.read(current.pk):
             state.round_plays.setdefault(play.trick_id, []).append(play)
         state.plays = state.round_plays.setdefault(state.tricks[-1].pk, [])
     return state
