@@ -31,6 +31,7 @@ import time
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
@@ -39,6 +40,11 @@ from .broadcast import group_name, user_group
 from .push import CLOSE_ANONYMOUS, CLOSE_NO_TABLE, CLOSE_NOT_SEATED
 
 log = logging.getLogger(__name__)
+
+#: Group events that only forward what was rendered elsewhere and touch no database.
+#: Channels closes stale database connections before every message it dispatches, a
+#: hop to a worker thread and back; for these (one per socket per move) it is skipped.
+FORWARD_ONLY = frozenset({"table.frame", "table.presence"})
 
 MAX_CLIENT_MESSAGE = 4096  # a snapshot request is a few hundred bytes of JSON
 SNAPSHOT_INTERVAL = 5.0  # seconds: at most one snapshot per socket this often at the same version
@@ -103,6 +109,12 @@ class TableConsumer(AsyncWebsocketConsumer):
     async def refuse(self, code: int) -> None:
         await self.close(code=code)
         await self.leave()
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        if message.get("type") in FORWARD_ONLY:
+            await getattr(self, get_handler_name(message))(message)
+        else:
+            await super().dispatch(message)
 
     # -- client -> server ----------------------------------------------------------
 

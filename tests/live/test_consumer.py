@@ -375,3 +375,37 @@ async def test_a_socket_whose_presence_expired_takes_a_fresh_snapshot(settings: 
         assert asyncio.get_running_loop().time() < deadline, "no snapshot after the expiry"
     assert await db(presence.open_sockets)(anne_seat) == 1  # and the entry is back
     await sock.disconnect()
+
+
+async def test_a_pushed_frame_is_forwarded_without_a_hop_to_the_database_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Issue 9: every socket of the table receives every move; Channels would close
+    # stale database connections (a thread hop) before each, for a handler that
+    # reads nothing. The frame must still arrive, and other messages keep the clean-up.
+    import channels.consumer
+
+    hops: list[str] = []
+    real = channels.consumer.aclose_old_connections
+
+    async def counted() -> None:
+        hops.append("close_old_connections")
+        await real()
+
+    monkeypatch.setattr(channels.consumer, "aclose_old_connections", counted)
+    game = await db(make_game)(("anne", "bert"))
+    table = game.table
+    socks = [await open_socket(table.pk, cookie) for cookie in game.cookies]
+    for sock in socks:
+        await drain(sock)
+    hops.clear()
+    await db(actions.place_bid)(game.users[0], table.pk, table.version, 1)
+    for sock in socks:
+        assert any(table.version + 1 in versions(frame) for frame in await drain(sock))
+    assert hops == []
+    # A message from the browser (a snapshot request) still goes through the clean-up.
+    await socks[1].send_to(text_data=json.dumps({"type": "snapshot"}))
+    await drain(socks[1])
+    assert hops == ["close_old_connections"]
+    for sock in socks:
+        await sock.disconnect()
