@@ -6,11 +6,16 @@ authentication, so a consumer always knows which user a socket belongs to.
 
 import os
 
-from django.core.asgi import get_asgi_application
+import django
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-# Django must be set up before anything imports models (the consumers do).
-django_asgi_app = get_asgi_application()
+# Django must be set up before anything imports models (the consumers do);
+# get_asgi_application() does the same, with Django's stock handler.
+django.setup(set_prefix=False)
+
+from config.http import OneHopASGIHandler  # noqa: E402
+
+django_asgi_app = OneHopASGIHandler()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
