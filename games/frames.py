@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.conf import settings
+from django.template import Context
 from django.template.loader import get_template
 from django.utils import translation
 
@@ -116,7 +117,11 @@ INDENT = re.compile(r"\n\s+")
 
 
 def render_region(region: str, context: dict[str, Any]) -> str:
-    html = get_template(f"{presenter.TABLE_TEMPLATE}#{PARTIALS[region]}").render(context)
+    template = get_template(f"{presenter.TABLE_TEMPLATE}#{PARTIALS[region]}")
+    # use_l10n=False: every number in a region is an integer (versions, counts, points)
+    # and USE_THOUSAND_SEPARATOR is off, so localizing one only returns str() -- at
+    # the cost of Django's number formatting, about a sixth of a frame's rendering.
+    html = template.template.render(Context(context, use_l10n=False))
     # The templates' indentation is a third of a frame's bytes and shows nowhere.
     return INDENT.sub("\n", html)
 

@@ -27,7 +27,7 @@ from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from . import explanations, presence, rules
+from . import explanations, links, presence, rules
 from .models import MAX_SEATS, ChatMessage, Seat, Table
 from .rematch import rematch_context
 from .state import GameState, load_state
@@ -65,6 +65,7 @@ class PlayerView:
     tricks_won: int = 0
     cards_left: int = 0
     online: bool = False
+    url: str = ""  # the player's public page (none for the ghost)
 
 
 @dataclass(frozen=True)
@@ -261,6 +262,7 @@ def public_context(state: GameState) -> dict[str, Any]:
     trick = functools.cache(lambda: _trick(state, names))
     return {
         "table_id": table.pk,
+        "urls": links.table_links(table.pk),
         "version": table.version,
         **_status_flags(table),
         **_phase_flags(phase),
@@ -345,6 +347,7 @@ def _players(state: GameState, names: dict[int, str]) -> list[PlayerView]:
                 tricks_won=won.get(seat.pk, 0),
                 cards_left=len(state.hands.get(seat.pk, [])),
                 online=seat.pk in online,
+                url=links.player_link(names[seat.pk]),
             )
         )
     if state.uses_ghost:
@@ -510,6 +513,7 @@ def seat_context(state: GameState, me: Seat, *, origin: str = "") -> dict[str, A
     my_bid = state.bids.get(me.pk)
     return {
         "table_id": table.pk,
+        "urls": links.table_links(table.pk),
         "version": table.version,
         **_status_flags(table),
         **_phase_flags(phase),
