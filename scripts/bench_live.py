@@ -113,11 +113,19 @@ class Server:
     process: subprocess.Popen[bytes]
     counter: Path
 
-    def queries(self) -> int:
+    def counts(self) -> tuple[int, int]:
+        """(SQL statements run, database connections opened) so far; see scripts/bench/server.py."""
         try:
-            return int(self.counter.read_text() or 0)
+            queries, connections = self.counter.read_text().split()
+            return int(queries), int(connections)
         except (OSError, ValueError):
-            return 0
+            return 0, -1
+
+    def queries(self) -> int:
+        return self.counts()[0]
+
+    def connections(self) -> int:
+        return self.counts()[1]
 
 
 def free_port() -> int:
@@ -369,6 +377,7 @@ async def run_table_stack(
     await asyncio.sleep(args.warmup)
     cpu0 = {s.port: cpu_seconds(s.process.pid) for s in servers}
     queries0 = sum(s.queries() for s in servers)
+    connections0 = sum(s.connections() for s in servers)
     stats.measuring = True
     started = time.perf_counter()
     await asyncio.sleep(args.window)
@@ -377,6 +386,7 @@ async def run_table_stack(
     cpu = sum(cpu_seconds(s.process.pid) - cpu0[s.port] for s in servers)
     await asyncio.sleep(0.6)  # the query counter is written twice a second
     queries = sum(s.queries() for s in servers) - queries0
+    connections = sum(s.connections() for s in servers) - connections0
     stop.set()
     await asyncio.gather(*drivers, return_exceptions=True)
     for players in everyone:
@@ -397,6 +407,8 @@ async def run_table_stack(
         "per_kind": {kind: summary_ms(vs) for kind, vs in sorted(stats.latency.items())},
         "cpu_ms_per_move": round(1000 * cpu / moves, 2),
         "sql_per_move": round(queries / moves, 1),
+        # -1 per server where the database has no pool (SQLite): then not measured.
+        "new_db_connections_per_move": round(connections / moves, 3) if connections0 >= 0 else None,
         "frame_bytes_max": {k: max(v) for k, v in sorted(stats.frame_bytes.items()) if v},
         "answer_bytes_max": {k: max(v) for k, v in sorted(stats.answer_bytes.items()) if v},
         "errors": dict(stats.errors),
@@ -492,9 +504,10 @@ def main() -> None:
     print()
     print(
         "| T | procs | server | ours p50 / p99 ms | floor p50 / p99 ms | p99 ratio | moves/s |"
-        " CPU ms/move (ours / floor) | SQL/move | max play frame / answer B | errors | timeouts |"
+        " CPU ms/move (ours / floor) | SQL/move | new DB conns/move |"
+        " max play frame / answer B | errors | timeouts |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for ours, floor in rows:
         frame = max(ours["frame_bytes_max"].get("play", 0), 0)
         answer = ours["answer_bytes_max"].get("play", 0)
@@ -504,7 +517,7 @@ def main() -> None:
             f"| {floor.get('p50_ms', '-')} / {floor.get('p99_ms', '-')} "
             f"| {ratio(ours['all']['p99'], floor.get('p99_ms', float('nan')))} "
             f"| {ours['moves_per_s']} | {ours['cpu_ms_per_move']} / {floor_cpu_ms(floor)} "
-            f"| {ours['sql_per_move']} "
+            f"| {ours['sql_per_move']} | {ours['new_db_connections_per_move']} "
             f"| {frame} / {answer} | {sum(ours['errors'].values())} | {ours['timeouts']} |"
         )
 

@@ -3,9 +3,10 @@
     python scripts/bench/server.py --port 8801 --counter FILE [--server daphne|uvicorn]
 
 Every SQL statement any thread of this process runs is counted (a Django
-``execute_wrapper`` on every new connection) and the count is written to FILE
-twice a second, so the benchmark can divide it by the moves it made. Nothing
-here changes what the server does.
+``execute_wrapper`` on every new connection) and written to FILE twice a second,
+with the number of database connections the process has opened so far (psycopg's
+pool: ``connections_num``), so the benchmark can divide both by the moves it made.
+Nothing here changes what the server does.
 """
 
 from __future__ import annotations
@@ -32,6 +33,21 @@ def _count(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any
     return execute(sql, params, many, context)
 
 
+def _connections_opened() -> int:
+    """Database connections this process has opened (PostgreSQL's pool), -1 if unknown."""
+    from django.db import connections
+
+    connection = connections["default"]
+    try:
+        stats = connection.pool.get_stats() if connection.pool is not None else None
+    except Exception:
+        stats = None
+    finally:
+        connections.close_all()  # this thread's wrapper: nothing borrowed stays out
+    # psycopg leaves a counter out of its stats until it is not zero.
+    return int(stats.get("connections_num", 0)) if stats is not None else -1
+
+
 def install_counter(path: Path) -> None:
     from django.db.backends.signals import connection_created
 
@@ -43,7 +59,7 @@ def install_counter(path: Path) -> None:
 
     def write() -> None:
         while True:
-            path.write_text(str(_last[0]))
+            path.write_text(f"{_last[0]} {_connections_opened()}")
             time.sleep(0.5)
 
     threading.Thread(target=write, daemon=True).start()
