@@ -14,7 +14,12 @@
  *    V-1 is current at V too: its data-version and its forms' version fields
  *    move to V, and a card played from an unchanged hand is not refused as stale.
  *    A region older than V-1 is not moved on: a frame was lost, and the
- *    snapshot that gap healing asks for replaces it.
+ *    snapshot that gap healing asks for replaces it. Only the regions frames
+ *    carry are moved, each with its own forms: #table-content, which holds them
+ *    all, has a data-version of its own (the version the page was loaded at),
+ *    and moving it would move every form inside it, also those of regions
+ *    already newer than V (a late frame would make the leader's playable hand
+ *    post a stale version, refused with 409).
  */
 (function () {
   "use strict";
@@ -37,6 +42,9 @@
   // The live regions of the table page (games.frames.PARTIALS): a message
   // holding all of them is a full snapshot, whatever versions it skipped.
   var REGIONS = ["status", "seats", "trick", "hand", "controls", "scores", "chat-log"];
+
+  // The regions a frame carries (games.frames.PARTIALS; the chat log has data-chat).
+  var CARRIED = ["status", "seats", "trick", "hand", "controls", "scores", "tricks-history"];
 
   function pageVersion() {
     return versionOf(document.querySelectorAll("[id][data-version]"));
@@ -67,13 +75,15 @@
     if (version < 1) return;
     var present = {};
     for (var i = 0; i < children.length; i++) if (children[i].id) present[children[i].id] = true;
-    var regions = document.querySelectorAll("[id][data-version]");
-    for (var j = 0; j < regions.length; j++) {
-      var region = regions[j];
-      if (present[region.id] || number(region, "data-version") !== version - 1) continue;
+    for (var j = 0; j < CARRIED.length; j++) {
+      var region = document.getElementById(CARRIED[j]);
+      if (!region || present[region.id] || number(region, "data-version") !== version - 1) continue;
       region.setAttribute("data-version", String(version));
       var fields = region.querySelectorAll('input[name="version"]');
-      for (var k = 0; k < fields.length; k++) fields[k].value = String(version);
+      for (var k = 0; k < fields.length; k++) {
+        // Only a field still at V-1: never one a newer render put there.
+        if (fields[k].value === String(version - 1)) fields[k].value = String(version);
+      }
     }
   }
 

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, WebSocketRoute, expect
 
 from tests.support.cache import PREFIX
 from tests.support.servers import (
@@ -257,13 +257,27 @@ class Setup:
 
 @pytest.fixture
 def open_as(browser: Browser, server: Server) -> Iterator[Callable[..., Page]]:
-    """``open_as(setup, name, viewport)``: that player's table page, live, at that size."""
+    """``open_as(setup, name, viewport)``: that player's table page, live, at that size.
+
+    ``route_socket``: a Playwright handler that relays (and may reorder) the page's
+    socket messages.
+    """
     contexts: list[BrowserContext] = []
     errors: list[str] = []
 
-    def _open(setup: Setup, name: str, viewport: dict[str, int], **options: Any) -> Page:
+    def _open(
+        setup: Setup,
+        name: str,
+        viewport: dict[str, int],
+        *,
+        route_socket: Callable[[WebSocketRoute], None] | None = None,
+        **options: Any,
+    ) -> Page:
         options.setdefault("locale", "en-US")  # English pages, as open_player's
         context = browser.new_context(base_url=server.url, viewport=viewport, **options)
+        if route_socket is not None:
+            # The test stands between the page and the server's socket (test_live_order).
+            context.route_web_socket(re.compile(r"/ws/"), route_socket)
         context.set_default_timeout(ACTION_TIMEOUT_MS)
         context.add_cookies(
             [{"name": "sessionid", "value": setup.cookies[name], "url": server.url}]
