@@ -155,19 +155,32 @@ async def record_truth(rec: Recorder, table_id: int) -> int:
 
 
 async def drain_until(rec: Recorder, player: Player, version: int) -> None:
-    """Frames until one renders ``version`` (or later), then whatever is already queued."""
+    """Frames until one renders ``version`` (or later), then whatever is already queued.
+
+    A message still on its way is not waited for here: it is read (and checked)
+    before the next version's frame, and ``drain_rest`` waits for the last ones.
+    """
     assert player.socket is not None
     while player.last_version < version:
         text = await player.socket.receive_from(timeout=10)
-        player.received += 1
-        found = [int(v) for v in VERSION_ATTR.findall(text)]
-        if found:
-            player.last_version = max(player.last_version, *found)
-        check(rec, player, text, "frame")
-    while not await player.socket.receive_nothing(timeout=0.01, interval=0.005):
-        text = await player.socket.receive_from(timeout=1)
-        player.received += 1
-        check(rec, player, text, "frame")
+        receive(rec, player, text)
+    while not player.socket.output_queue.empty():
+        receive(rec, player, await player.socket.receive_from(timeout=1))
+
+
+def receive(rec: Recorder, player: Player, text: str) -> None:
+    player.received += 1
+    found = [int(v) for v in VERSION_ATTR.findall(text)]
+    if found:
+        player.last_version = max(player.last_version, *found)
+    check(rec, player, text, "frame")
+
+
+async def drain_rest(rec: Recorder, player: Player) -> None:
+    """Once the game is played: every message still to come, until none for 0.1 s."""
+    assert player.socket is not None
+    while not await player.socket.receive_nothing(timeout=0.1):
+        receive(rec, player, await player.socket.receive_from(timeout=1))
 
 
 async def settle(rec: Recorder, players: list[Player], table_id: int) -> int:
@@ -298,6 +311,7 @@ async def test_no_hand_and_no_early_bid_reaches_another_player(
                 page = await reader.client.get(reverse("table", args=[table_id]))
                 assert page.status_code == 200
                 check(rec, reader, page.content.decode(), "GET table")
+        await asyncio.gather(*(drain_rest(rec, p) for p in players))
         table = await Table.objects.aget(pk=table_id)
         if rounds == 10:
             assert table.status == Table.Status.FINISHED
