@@ -36,8 +36,9 @@ browser-deps:
 # Two pytest runs: sync Playwright and the async consumer tests clash in one process.
 # The browser run is spread over the cores too: each worker starts its own server and
 # database, with its own channel and cache prefixes (CHANNEL_PREFIX, CACHE_KEY_PREFIX).
-# The first runs on every core (pytest-xdist). Each test module runs whole on one
-# worker (--dist loadscope), so a module's committed games are built once.
+# Both run on every core (pytest-xdist). Each test module runs whole on one
+# worker (--dist loadscope), so a module's committed games (and the browser
+# modules' tables, made in a `manage.py shell`) are built once, not on each worker.
 # (--dist loadgroup would be finer, but xdist 3.8's groups do nothing under pytest 9.)
 # PYTEST_WORKERS=0: one process.
 PYTEST_WORKERS ?= auto
@@ -48,7 +49,7 @@ test: install browser-deps catalogues
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy --strict games/rules
 	$(BIN)/python -m pytest $(XDIST) -m "not browser and not deploy and not thorough"
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -m "browser and not thorough" -p no:asyncio
+	$(BIN)/python -m pytest $(XDIST) -m "browser and not thorough" -p no:asyncio
 
 # CI's thorough pass, on top of `make test`: every property with its full example
 # count (HYPOTHESIS_PROFILE=thorough) and the long complete games (marked thorough:
@@ -90,5 +91,5 @@ test-browser-stress: install browser-deps
 	trap 'kill $$stress' EXIT; \
 	for run in 1 2 3; do \
 	  echo "== browser run $$run of 3 under stress-ng --cpu 2"; \
-	  $(BIN)/python -m pytest -n $(PYTEST_WORKERS) -m "browser and not thorough" -p no:asyncio -q || exit 1; \
+	  $(BIN)/python -m pytest $(XDIST) -m "browser and not thorough" -p no:asyncio -q || exit 1; \
 	done

@@ -107,7 +107,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     tmp = tmp_path_factory.mktemp("browser")
     env = {
         **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings",
+        # config.settings with a fast password hasher (log-ins are not what these test).
+        "DJANGO_SETTINGS_MODULE": "tests.support.browser_settings",
         # Development mode: plain http, static files straight from the finders.
         "DJANGO_ENV": "development",
         "DJANGO_DEBUG": "1",
