@@ -1,6 +1,6 @@
 # The two commands of the README:
 #   make serve   install into .venv, migrate, serve http://127.0.0.1:8000 (SQLite, in-memory layer)
-#   make test    install into .venv (and Debian's chromium), run the whole test suite
+#   make test    install into .venv (and Debian's chromium-headless-shell), run the whole test suite
 # DATABASE_URL and REDIS_URL switch both to PostgreSQL and Redis.
 
 PYTHON ?= python3
@@ -27,11 +27,13 @@ serve: install catalogues
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py runserver 127.0.0.1:8000
 
-# Browser tests drive Debian's chromium; install it when it is missing.
+# Browser tests drive Debian's chromium in its old headless shell (package
+# chromium-headless-shell: half the CPU of the full browser run headless); install
+# it when it is missing.
 browser-deps:
-	@command -v chromium >/dev/null 2>&1 || { \
-	  echo "Installing Debian's chromium for the browser tests"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	@command -v chromium-headless-shell >/dev/null 2>&1 || { \
+	  echo "Installing Debian's chromium-headless-shell for the browser tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium-headless-shell >/dev/null; }
 
 # Two pytest runs: sync Playwright and the async consumer tests clash in one process.
 # The browser run is spread over the cores too: each worker starts its own server and
