@@ -10,6 +10,12 @@ STAMP := $(VENV)/.installed
 
 .PHONY: serve test install lint browser-deps catalogues
 
+# Some machines set PYTHONDONTWRITEBYTECODE=1: then every test worker, server and
+# `manage.py` subprocess compiles the project (and pytest rewrites every test module)
+# from source again, about 6 s of CPU each. The project's bytecode is cached in its
+# __pycache__ folders (ignored by git) instead.
+unexport PYTHONDONTWRITEBYTECODE
+
 $(STAMP): requirements.lock requirements-dev.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
