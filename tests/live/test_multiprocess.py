@@ -140,6 +140,20 @@ def server_presence(seat_id: int) -> int:
         return presence.open_sockets(seat_id)
 
 
+async def presence_reaches(seat_id: int, expected: int, timeout: float = 5.0) -> int:
+    """The seat's socket count once it is ``expected`` (or the last one read at the deadline).
+
+    A socket's disconnect runs on its server after the client has closed it: the count
+    follows a close a moment later, so the test waits for it instead of reading once.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        count = await asyncio.to_thread(server_presence, seat_id)
+        if count == expected or time.monotonic() > deadline:
+            return count
+        await asyncio.sleep(0.02)
+
+
 async def open_socket(cluster: Cluster, server: int, player: int) -> websocket.WebSocket:
     port = cluster.ports[server]
     return await asyncio.to_thread(
@@ -256,11 +270,14 @@ async def test_move_posted_to_one_process_reaches_a_socket_on_the_other(cluster:
 async def test_sigterm_closes_sockets_with_1012_and_releases_presence(cluster: Cluster) -> None:
     game = cluster.game
     seat_id = cluster.game["seat_ids"][0]
+    # The module's earlier test closed its sockets of this seat: their disconnect
+    # may still be running on the servers.
+    assert await presence_reaches(seat_id, 0) == 0
     ws = await open_socket(cluster, 0, 0)
     await drain(ws)
     # Presence lives in the shared cache (Redis): read it as the servers do (this
     # test process gives its own cache keys a prefix of their own).
-    assert await asyncio.to_thread(server_presence, seat_id) == 1
+    assert await presence_reaches(seat_id, 1) == 1
 
     proc = cluster.procs[0]
     proc.send_signal(signal.SIGTERM)
@@ -269,7 +286,7 @@ async def test_sigterm_closes_sockets_with_1012_and_releases_presence(cluster: C
     assert closed.code == 1012
     await asyncio.to_thread(proc.wait, 10)
     assert proc.returncode == 0
-    # The consumer ran its disconnect before the process stopped.
+    # The consumer ran its disconnect before the process stopped: read once, no wait.
     assert await asyncio.to_thread(server_presence, seat_id) == 0
     # The other process keeps serving: a browser reconnects there and gets a snapshot.
     again = await open_socket(cluster, 1, 0)
