@@ -17,6 +17,7 @@ from django.test import Client
 
 from games import actions
 from games.models import Table
+from games.testing.factories import make_user, started_table
 from tests.games.helpers import at_phase, play_until
 
 User = get_user_model()
@@ -34,21 +35,9 @@ class World:
         return self.users[name]
 
 
-def make_user(name: str, **extra: Any) -> Any:
-    user = User(username=name, **extra)
-    user.set_unusable_password()
-    user.save()
-    return user
-
-
 def table_of(users: list[Any], *, ghost: bool, seed: int) -> Table:
     """A started table: users[0] hosts, the others join in order, fixed deck seed."""
-    table = actions.create_table(users[0], ghost=ghost)
-    Table.objects.filter(pk=table.pk).update(seed=seed)
-    for user in users[1:]:
-        table = actions.join_table(user, table.invite_token)
-    table = Table.objects.get(pk=table.pk)
-    return actions.start_game(users[0], table.pk, table.version)
+    return started_table(users, ghost=ghost, seed=seed)[0]
 
 
 def finished_game(users: list[Any], *, ghost: bool, seed: int) -> Table:
