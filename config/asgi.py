@@ -15,7 +15,7 @@ import django
 # it back only when the switch interval ends: 5 ms by default, paid on each of a
 # move's twenty-odd waits. At 10 tables on one process that queued every move
 # behind the others (scripts/bench_live.py: p50 97-174 ms, 19-20 moves/s, the
-# offered 24 not served); at 1 ms, p50 23-33 ms and every move served.
+# offered 24 not served); at 1 ms, p50 23-86 ms over runs and every move served.
 sys.setswitchinterval(float(os.environ.get("GIL_SWITCH_INTERVAL_MS", "1")) / 1000)
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
