@@ -102,6 +102,14 @@ TEMPLATES = [
             ],
         },
     },
+    {
+        # The table's regions only (games.regions): rendered on every move.
+        "NAME": "jinja2",
+        "BACKEND": "django.template.backends.jinja2.Jinja2",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": False,
+        "OPTIONS": {"environment": "games.regions.environment"},
+    },
 ]
 
 # The embedded default is SQLite; IMMEDIATE transactions take the write lock at

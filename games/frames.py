@@ -1,7 +1,7 @@
 """The HTML a table sends: its regions rendered into one frame per seated user.
 
-A frame is a string of top-level elements, each a region of games/table.html
-with its id, ``hx-swap-oob="morph"`` (idiomorph, static/vendor/) and the table
+A frame is a string of top-level elements, each a region of the table page
+(games.regions) with its id, ``hx-swap-oob="morph"`` (idiomorph, static/vendor/) and the table
 version (``data-version``), so htmx morphs each in place and static/js/live.js
 can drop a region older than the one on screen. Two kinds of region (see games.presenter):
 
@@ -21,28 +21,24 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.conf import settings
-from django.template import Context
-from django.template.loader import get_template
 from django.utils import translation
 
-from . import presenter
+from . import presenter, regions
 from .models import Seat, Table
 from .state import GameState
 
-#: element id -> partial of games/table.html
-PARTIALS: dict[str, str] = {
-    "status": "status",
-    "seats": "seats",
-    "trick": "trick",
-    "hand": "hand",
-    "controls": "controls",
-    "scores": "scores",
-    "chat-log": "chat_log",
-    "tricks-history": "history",
-}
 PUBLIC_REGIONS: tuple[str, ...] = ("seats", "trick", "scores", "chat-log", "tricks-history")
 SEAT_REGIONS: tuple[str, ...] = ("status", "hand", "controls")
-ALL_REGIONS: tuple[str, ...] = tuple(PARTIALS)
+ALL_REGIONS: tuple[str, ...] = (
+    "status",
+    "seats",
+    "trick",
+    "hand",
+    "controls",
+    "scores",
+    "chat-log",
+    "tricks-history",
+)
 
 #: What every move changes for everyone: the seat list (turn, bids, cards left) and
 #: the trick. The round's earlier tricks change only when a trick ends or the next
@@ -117,11 +113,7 @@ INDENT = re.compile(r"\n\s+")
 
 
 def render_region(region: str, context: dict[str, Any]) -> str:
-    template = get_template(f"{presenter.TABLE_TEMPLATE}#{PARTIALS[region]}")
-    # use_l10n=False: every number in a region is an integer (versions, counts, points)
-    # and USE_THOUSAND_SEPARATOR is off, so localizing one only returns str() -- at
-    # the cost of Django's number formatting, about a sixth of a frame's rendering.
-    html = template.template.render(Context(context, use_l10n=False))
+    html = regions.render(region, context)
     # The templates' indentation is a third of a frame's bytes and shows nowhere.
     return INDENT.sub("\n", html)
 
@@ -191,16 +183,13 @@ def render_chat(state: GameState, seat: Seat) -> str:
 
 def render_error(message: str) -> str:
     """The error line as an oob swap (empty: clears an earlier error)."""
-    return get_template(f"{presenter.TABLE_TEMPLATE}#error").render({"error": message, "oob": True})
+    return regions.render("error", {"error": message, "oob": True})
 
 
 def render_presence(online: set[int], seat_ids: Iterable[int], language: str) -> str:
     """Each seat's online mark as an oob swap (a socket's presence update)."""
-    template = get_template(f"{presenter.TABLE_TEMPLATE}#presence")
     with translation.override(language):
         return "".join(
-            template.render(
-                {"p": {"key": presenter.seat_key(i), "online": i in online}, "oob": True}
-            )
+            regions.render("presence", {"p": {"key": presenter.seat_key(i), "online": i in online}})
             for i in seat_ids
         )

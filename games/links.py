@@ -16,6 +16,8 @@ from django.urls import get_script_prefix, get_urlconf, reverse
 
 #: The table's forms and links (URL names of games/urls.py taking the table id).
 TABLE_ACTIONS = (
+    "accept_rematch",
+    "decline_rematch",
     "leave_table",
     "next_round",
     "next_trick",
@@ -23,6 +25,7 @@ TABLE_ACTIONS = (
     "play_card",
     "post_chat",
     "preselect_card",
+    "propose_rematch",
     "rotate_invite",
     "start_game",
 )
@@ -34,7 +37,8 @@ def _where() -> tuple[str, str]:
 
 
 def table_links(table_id: int) -> dict[str, str]:
-    """URL name -> the URL of that action on this table, for the templates' ``urls``."""
+    """URL name -> the URL of that action on this table, for the templates' ``urls``;
+    ``lobby``: the home page, where a finished game leads back to."""
     return _table_links(table_id, *_where())
 
 
@@ -45,7 +49,8 @@ def player_link(name: str) -> str:
 
 @functools.lru_cache(maxsize=2048)
 def _table_links(table_id: int, prefix: str, urlconf: str) -> dict[str, str]:
-    return {name: reverse(name, args=[table_id]) for name in TABLE_ACTIONS}
+    links = {name: reverse(name, args=[table_id]) for name in TABLE_ACTIONS}
+    return {**links, "lobby": reverse("home")}
 
 
 @functools.lru_cache(maxsize=4096)

@@ -26,7 +26,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django_htmx.http import HttpResponseClientRedirect
 
-from . import actions, broadcast, forms, frames, lobby, presenter
+from . import actions, broadcast, forms, frames, lobby, presenter, regions
 from .models import MAX_DB_ID, MAX_SEATS, ChatMessage, Table
 from .state import load_state
 
@@ -95,6 +95,7 @@ def _render_table(
         context = presenter.table_context(table, request.user, error=error, origin=_origin(request))
     except presenter.NotSeated:
         return _not_seated(request)
+    context["regions"] = regions.page_regions(context, request)
     template = f"{presenter.TABLE_TEMPLATE}#content" if fragment else presenter.TABLE_TEMPLATE
     # No HX-Retarget here: the forms inherit hx-target="#table-content" from the
     # page, resolved when the request starts. A retarget header is resolved from

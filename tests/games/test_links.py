@@ -19,7 +19,8 @@ def prefix_restored():
 
 
 def test_each_action_link_is_what_reverse_gives() -> None:
-    assert links.table_links(42) == {name: reverse(name, args=[42]) for name in links.TABLE_ACTIONS}
+    actions = {name: reverse(name, args=[42]) for name in links.TABLE_ACTIONS}
+    assert links.table_links(42) == {**actions, "lobby": reverse("home")}
     assert links.table_links(43)["play_card"] == "/tables/43/play/"
     assert links.player_link("anne") == reverse("player", args=["anne"]) == "/players/anne/"
 
@@ -29,6 +30,7 @@ def test_a_site_under_a_path_prefix_gets_its_own_links(prefix_restored) -> None:
     set_script_prefix("/skullking/")
     # Behind a proxy that mounts the site under a path, nothing from "/" is reused.
     assert links.table_links(7)["place_bid"] == "/skullking/tables/7/bid/"
+    assert links.table_links(7)["lobby"] == "/skullking/"
     assert links.player_link("bert") == "/skullking/players/bert/"
 
 

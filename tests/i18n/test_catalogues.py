@@ -19,7 +19,7 @@ from django.core.management import call_command
 from django.utils import translation
 
 from config.catalogues import catalogue_paths, compile_all, problems, read_catalogue
-from games import rules_messages
+from games import regions_messages, rules_messages
 
 LOCALE = Path(settings.LOCALE_PATHS[0])
 LANGUAGES = [code for code, _name in settings.LANGUAGES]
@@ -83,6 +83,26 @@ def test_only_the_listed_words_are_written_as_in_english(language: str) -> None:
 def test_the_rules_engine_sentences_are_extracted_up_to_date() -> None:
     """games/rules_messages_generated.py is what games.rules.wording holds today."""
     assert rules_messages.GENERATED.read_text() == rules_messages.source()
+
+
+def test_the_table_regions_sentences_are_extracted_up_to_date() -> None:
+    """games/regions_messages_generated.py holds what the Jinja2 regions say today."""
+    assert regions_messages.GENERATED.read_text() == regions_messages.source()
+    # Both kinds of message are found: the seat list's "N cards left" is a plural.
+    assert "Your hand" in regions_messages.messages()
+    assert ("%(n)s card left", "%(n)s cards left") in regions_messages.messages()
+
+
+@pytest.mark.parametrize("language", ["fr", "de", "es"])
+def test_every_table_region_sentence_is_translated(language: str) -> None:
+    catalog = read_catalogue(LOCALE / language / "LC_MESSAGES" / "django.po")
+    for text in regions_messages.messages():
+        message = catalog.get(text if isinstance(text, str) else text[0])
+        assert message is not None and message.string, text
+        if isinstance(text, tuple):
+            assert message.id == text and all(message.string), text
+        elif text not in SAME_AS_ENGLISH[language]:
+            assert message.string != text, text
 
 
 @pytest.mark.parametrize("language", ["fr", "de", "es"])

@@ -1,0 +1,125 @@
+"""The table's regions as HTML, from Jinja2 templates (templates/games/regions/).
+
+Every move renders regions (games.frames), so they are the hottest templates of
+the site. Django's template language interprets a template node by node and
+resolves every variable through several lookups; Jinja2 compiles a template to
+Python once, which renders the same region several times faster. The page
+around the regions (games/table.html) stays a Django template and takes them
+already rendered (``page_regions``).
+
+The environment is the ``jinja2`` engine of settings.TEMPLATES. Its sentences go
+through Django's own translation (``{% trans %}`` and ``_()`` call
+django.utils.translation), so the catalogues of locale/ serve both engines.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+import jinja2
+from django.conf import settings
+from django.http import HttpRequest
+from django.template import defaultfilters, engines
+from django.template.backends.utils import csrf_input
+from django.utils import timezone, translation
+from django.utils.safestring import SafeString, mark_safe
+
+from .templatetags.cards import card
+
+#: region id in the page -> its template under templates/
+TEMPLATES: dict[str, str] = {
+    "status": "games/regions/status.jinja",
+    "seats": "games/regions/seats.jinja",
+    "trick": "games/regions/trick.jinja",
+    "hand": "games/regions/hand.jinja",
+    "controls": "games/regions/controls.jinja",
+    "scores": "games/regions/scores.jinja",
+    "chat-log": "games/regions/chat_log.jinja",
+    "tricks-history": "games/regions/history.jinja",
+    "error": "games/regions/error.jinja",
+    "presence": "games/regions/presence.jinja",
+}
+
+
+def _local(value: datetime | None, format_string: str, filter_: Any) -> str:
+    # As Django's date and time filters: an aware datetime shows in the current zone.
+    if value is None:
+        return ""
+    return str(filter_(timezone.template_localtime(value), format_string))
+
+
+def environment(**options: Any) -> jinja2.Environment:
+    """The Jinja2 environment of the regions (settings.TEMPLATES' ``jinja2`` engine)."""
+    # A missing name renders as nothing, as in Django's templates, in development
+    # too (Django's backend would print it there).
+    options["undefined"] = jinja2.Undefined
+    options.pop("autoescape", None)  # always on (Django's backend sets it too)
+    env = jinja2.Environment(autoescape=True, extensions=["jinja2.ext.i18n"], **options)
+    # Old-style gettext: a {% trans %} block's words are the template's own (safe) and
+    # its values are escaped, as with {% blocktranslate %}; _("...") is escaped, as
+    # {% translate %}.
+    env.install_gettext_callables(  # type: ignore[attr-defined]
+        translation.gettext, translation.ngettext, newstyle=False
+    )
+    env.globals["card"] = card
+    env.filters["date"] = lambda value, fmt: _local(value, fmt, defaultfilters.date)
+    env.filters["time"] = lambda value, fmt: _local(value, fmt, defaultfilters.time)
+    return env
+
+
+def _template(region: str) -> jinja2.Template:
+    # From the environment itself: Jinja2 keeps its compiled templates (and reloads a
+    # changed one when settings.DEBUG), without the backend's wrapper around each.
+    environment: jinja2.Environment = engines["jinja2"].env  # type: ignore[attr-defined]
+    return environment.get_template(TEMPLATES[region])
+
+
+@functools.cache
+def _translations(language: str) -> dict[str, Callable[..., str]]:
+    """The regions' gettext for one language, remembering each sentence once found.
+
+    A region says 10 to 30 fixed sentences; through Django's gettext each costs a
+    lookup of the active language (a context-local) and of its catalogue, about
+    ten times the dictionary lookup that answers it here. The catalogues do not
+    change while the process runs (compile_catalogues runs before it starts).
+    """
+    singles: dict[str, str] = {}
+    plurals: dict[tuple[str, str, int], str] = {}
+
+    def gettext(message: str) -> str:
+        found = singles.get(message)
+        if found is None:
+            with translation.override(language):
+                found = singles[message] = translation.gettext(message)
+        return found
+
+    def ngettext(singular: str, plural: str, number: int) -> str:
+        key = (singular, plural, number)
+        found = plurals.get(key)
+        if found is None:
+            with translation.override(language):
+                found = plurals[key] = translation.ngettext(singular, plural, number)
+        return found
+
+    return {"_": gettext, "gettext": gettext, "ngettext": ngettext}
+
+
+def render(region: str, context: dict[str, Any]) -> str:
+    """One region's HTML from its context (a pushed region: no CSRF field, see games.frames),
+    in the active language."""
+    language = translation.get_language() or settings.LANGUAGE_CODE
+    return _template(region).render({**context, **_translations(language)})
+
+
+def page_regions(context: dict[str, Any], request: HttpRequest) -> dict[str, SafeString]:
+    """Every region of the page, for games/table.html (``regions.chat_log`` for the
+    region "chat-log"): its forms carry the CSRF field."""
+    page = {**context, "oob": False, "csrf_input": csrf_input(request)}
+    return {
+        region.replace("-", "_"): mark_safe(render(region, page))  # noqa: S308 (autoescaped)
+        for region in TEMPLATES
+        if region != "presence"
+    }
