@@ -172,9 +172,16 @@ def wait_for(port: int, timeout: float = 30) -> None:
 
 
 def cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as stat:
-        parts = stat.read().rsplit(")", 1)[1].split()
-    return (int(parts[11]) + int(parts[12])) / os.sysconf("SC_CLK_TCK")
+    """CPU seconds of a server process and of the processes it started (granian's worker)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            parts = stat.read().rsplit(")", 1)[1].split()
+        with open(f"/proc/{pid}/task/{pid}/children") as children:
+            child_pids = [int(child) for child in children.read().split()]
+    except FileNotFoundError:
+        return 0.0
+    own = (int(parts[11]) + int(parts[12])) / os.sysconf("SC_CLK_TCK")
+    return own + sum(cpu_seconds(child) for child in child_pids)
 
 
 # -- the players ------------------------------------------------------------------------
@@ -462,7 +469,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tables", type=int, nargs="+", default=[1, 10])
     parser.add_argument("--processes", type=int, default=1)
-    parser.add_argument("--server", choices=("daphne", "uvicorn"), default="daphne")
+    parser.add_argument("--server", choices=("daphne", "uvicorn", "granian"), default="daphne")
     parser.add_argument("--mode", choices=("trick", "closed"), default="trick")
     parser.add_argument("--warmup", type=float, default=5)
     parser.add_argument("--window", type=float, default=30)
