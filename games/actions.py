@@ -125,10 +125,16 @@ def _bump(table: Table, **changes: Any) -> Table:
     return table
 
 
+#: What a bid, a play or "next trick" can change of the table row: its phase, and with
+#: the last play of the game its status and end (the rest is set by the other actions).
+MOVE_FIELDS = ("version", "phase", "status", "finished_at", "updated_at")
+
+
 def _bump_move(state: GameState) -> Table:
     """Save a move (bid, play, next trick) and push what it changed from ``state``."""
     table = state.table
-    _save_version(table)
+    table.version += 1
+    table.save(update_fields=MOVE_FIELDS)
     table_changed_on_commit(
         table,
         state=state,
