@@ -53,5 +53,7 @@ def test_requests_in_contexts_of_their_own_share_one_connection(private_redis) -
 
     clients = asyncio.run(requests())
     assert len({id(client) for client in clients}) == 1
+    # ... and one redis-py client over its pool, not a new one for every call.
+    assert cache._cache.get_client() is cache._cache.get_client()
     # The requests ran one after the other on asgiref's thread: one connection did.
     assert connected_clients(private_redis) == 1
