@@ -6,18 +6,33 @@ can run both ways (Django's own, through MiddlewareMixin) then hands each
 a sync-only middleware in the middle hands the rest of the chain back to the
 event loop. Our views are synchronous (every move is one locked transaction), so
 a request crossed between the loop and threads ten times or more. Here the whole
-chain is built in sync mode, as under WSGI, and entered with ONE hop to the
-request's thread (``thread_sensitive``: the same thread Django would use). Async
-views still work: Django's sync path runs them with ``async_to_sync``.
+chain is built in sync mode, as under WSGI, and entered with ONE hop to a thread.
+Async views still work: Django's sync path runs them with ``async_to_sync``.
+
+That thread comes from a pool kept for the process's requests (``REQUEST_THREADS``,
+8 by default), not a new one per request: Django's thread-sensitive hop starts a
+thread for every request, and the event loop waits for it to start, with every
+socket of the process behind it. A request runs whole in one thread, so what
+Django keeps per thread (its database connection, returned to psycopg's pool when
+the request ends) is still the request's own. The pool also bounds how many
+requests run at once, below the database pool's size (DB_POOL_MAX, 20).
 """
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIHandler
+
+REQUEST_THREADS = int(os.environ.get("REQUEST_THREADS", "8"))
 
 
 class OneHopASGIHandler(ASGIHandler):
     def load_middleware(self, is_async: bool = False) -> None:
         super().load_middleware(is_async=False)
-        self._middleware_chain = sync_to_async(self._middleware_chain, thread_sensitive=True)
+        threads = ThreadPoolExecutor(max_workers=REQUEST_THREADS, thread_name_prefix="request")
+        self._middleware_chain = sync_to_async(
+            self._middleware_chain, thread_sensitive=False, executor=threads
+        )

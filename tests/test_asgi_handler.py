@@ -9,6 +9,7 @@ crossing costing CPU on the server that also pushes every socket's frame.
 from __future__ import annotations
 
 import asyncio
+import threading
 from typing import Any
 
 import pytest
@@ -50,3 +51,30 @@ def test_a_page_runs_its_middleware_and_view_in_one_hop(monkeypatch: pytest.Monk
     # whole middleware chain and the view, in one hop; nothing ever hops back.
     chain = [hop for hop in hops if "Signal" not in hop and "close" not in hop]
     assert chain == ["thread:convert_exception_to_response.<locals>.inner"], hops
+
+
+def test_requests_run_in_the_process_s_request_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not a new thread for each request (config.http): the pool's, never more of them."""
+    from config import http
+    from games import presenter
+
+    table, users = started_table(2)
+    headers = [(b"cookie", session_cookie(users[0]).encode()), (b"host", b"127.0.0.1")]
+    threads: list[str] = []
+    table_context = presenter.table_context
+
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        threads.append(threading.current_thread().name)
+        return table_context(*args, **kwargs)
+
+    monkeypatch.setattr(presenter, "table_context", recorded)
+
+    async def get_the_table() -> None:
+        for _ in range(http.REQUEST_THREADS + 4):
+            page = HttpCommunicator(application, "GET", f"/tables/{table.pk}/", headers=headers)
+            assert (await page.get_response(timeout=10))["status"] == 200
+
+    asyncio.run(get_the_table())
+    assert len(threads) == http.REQUEST_THREADS + 4
+    assert all(name.startswith("request_") for name in threads), threads
+    assert len(set(threads)) <= http.REQUEST_THREADS

@@ -94,10 +94,7 @@ def card_name(code: str, as_: str = "") -> str:
 
 @register.simple_tag
 @per_language
-def card(code: str, as_: str = "", size: str = "", named: bool = True) -> SafeString:
-    """``named=False``: inside a control that names the card itself (a hand's button),
-    the tile is not an image of its own (a button's content is presentational),
-    and a hand of ten cards is 400 bytes shorter in every frame."""
+def card(code: str, as_: str = "", size: str = "") -> SafeString:
     try:
         c = rules.card(code)
     except ValueError:
@@ -120,11 +117,15 @@ def card(code: str, as_: str = "", size: str = "", named: bool = True) -> SafeSt
     as_part = format_html('<span class="card__as">{}</span>', as_label) if as_label else ""
     return format_html(
         # The suit's symbol is drawn by the CSS (.card::before).
-        '<span class="{}" data-card="{}"{}{}>{}<span class="card__label">{}</span>{}</span>',
+        # role="img" with the card's name: also inside a hand's button, whose
+        # accessible name ("Play Green 14") must then contain the tile's name, not its
+        # face and label read apart ("14 Green"; axe's label-content-name-mismatch).
+        '<span class="{}" data-card="{}"{} role="img" aria-label="{}">{}'
+        '<span class="card__label">{}</span>{}</span>',
         classes,
         c.code,
         format_html(' data-as="{}"', as_) if as_label else "",
-        format_html(' role="img" aria-label="{}"', card_name(c.code, as_)) if named else "",
+        card_name(c.code, as_),
         face,
         label,
         as_part,
@@ -160,7 +161,7 @@ def hand_button(code: str, playable: bool, needs_choice: bool) -> SafeString:
     (static/vendor/idiomorph) then keeps the same element, with its focus, for the
     same card when a push re-renders the hand.
     """
-    face = card(code, named=False)
+    face = card(code)
     if not playable:
         return format_html(
             '<button type="button" id="play-{}" class="card-button" disabled aria-label="{}">'
