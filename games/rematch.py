@@ -1,8 +1,9 @@
 """What the game-over controls show about a rematch, for one seated viewer.
 
-The table page's presenter calls `rematch_context` once; templates/games/_rematch.html
-renders it. Proposing, accepting and declining are actions (games.actions), so
-each bumps the table version and the usual push re-renders every player's page.
+The table page's presenter calls `rematch_context` once;
+templates/games/regions/_rematch.jinja renders it. Proposing, accepting and
+declining are actions (games.actions), so each bumps the table version and the
+usual push re-renders every player's page.
 """
 
 from __future__ import annotations
