@@ -29,16 +29,8 @@ from .state import GameState
 
 PUBLIC_REGIONS: tuple[str, ...] = ("seats", "trick", "scores", "chat-log", "tricks-history")
 SEAT_REGIONS: tuple[str, ...] = ("status", "hand", "controls")
-ALL_REGIONS: tuple[str, ...] = (
-    "status",
-    "seats",
-    "trick",
-    "hand",
-    "controls",
-    "scores",
-    "chat-log",
-    "tricks-history",
-)
+#: Every region a snapshot holds (the error line and the online marks are swapped alone).
+ALL_REGIONS: tuple[str, ...] = tuple(r for r in regions.TEMPLATES if r not in ("error", "presence"))
 
 #: What every move changes for everyone: the seat list (turn, bids, cards left) and
 #: the trick. The round's earlier tricks change only when a trick ends or the next
