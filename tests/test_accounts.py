@@ -196,3 +196,28 @@ def test_username_lookup_uses_the_unique_index_on_postgresql():
         cursor.execute("SET enable_seqscan = off")  # a tiny table would otherwise be scanned
     plan = User.objects.filter(username_matches("USER7")).explain()
     assert "accounts_user_username_ci_unique" in plan
+
+
+@pytest.mark.django_db
+def test_the_request_s_user_by_id_is_the_orm_s_user_and_a_missing_one_is_not_found() -> None:
+    """Every request reads its user by id (ModelBackend.get_user): User.objects.get(pk=)
+    runs SQL compiled once (accounts.models), and must give what the ORM gives."""
+    from django.contrib.auth.backends import ModelBackend
+
+    user_model = get_user_model()
+    anne = user_model.objects.create_user("anne", password="pw-long-enough-1", language="fr")
+    through_orm = user_model.objects.filter(pk=anne.pk).get()
+    with CaptureQueriesContext(connection) as queries:
+        found = ModelBackend().get_user(anne.pk)
+    assert len(queries) == 1
+    assert found is not None and found.pk == anne.pk
+    assert {f.attname: getattr(found, f.attname) for f in user_model._meta.concrete_fields} == {
+        f.attname: getattr(through_orm, f.attname) for f in user_model._meta.concrete_fields
+    }
+    assert found._state.db == through_orm._state.db and not found._state.adding
+    assert ModelBackend().get_user(anne.pk + 1000) is None
+    with pytest.raises(user_model.DoesNotExist):
+        user_model.objects.get(pk=anne.pk + 1000)
+    with pytest.raises(user_model.DoesNotExist):
+        user_model.objects.get(pk=2**70)  # beyond the column: the ORM's answer, not an error
+    assert user_model.objects.get(pk=anne.pk).language == "fr"
