@@ -172,7 +172,7 @@ def wait_for(port: int, timeout: float = 30) -> None:
 
 
 def cpu_seconds(pid: int) -> float:
-    """CPU seconds of a server process and of the processes it started (granian's worker)."""
+    """CPU seconds of a server process and of the processes it started (a server with workers)."""
     try:
         with open(f"/proc/{pid}/stat") as stat:
             parts = stat.read().rsplit(")", 1)[1].split()
@@ -469,7 +469,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tables", type=int, nargs="+", default=[1, 10])
     parser.add_argument("--processes", type=int, default=1)
-    parser.add_argument("--server", choices=("daphne", "uvicorn", "granian"), default="daphne")
+    parser.add_argument("--server", choices=("daphne", "uvicorn"), default="daphne")
     parser.add_argument("--mode", choices=("trick", "closed"), default="trick")
     parser.add_argument("--warmup", type=float, default=5)
     parser.add_argument("--window", type=float, default=30)
