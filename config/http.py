@@ -10,21 +10,24 @@ chain is built in sync mode, as under WSGI, and entered with ONE hop to a thread
 Async views still work: Django's sync path runs them with ``async_to_sync``.
 
 That thread comes from a pool kept for the process's requests (``REQUEST_THREADS``,
-8 by default), not a new one per request: Django's thread-sensitive hop starts a
-thread for every request, and the event loop waits for it to start, with every
-socket of the process behind it. A request runs whole in one thread, so what
-Django keeps per thread (its database connection, returned to psycopg's pool when
-the request ends) is still the request's own. The pool also bounds how many
-requests run at once, below the database pool's size (DB_POOL_MAX, 20).
+8 by default), not from the new thread Django's thread-sensitive hop starts for each
+request (it still sends its request_started and request_finished signals from one).
+The chain and the view run whole in one thread, so what Django keeps per thread
+(its database connection, given back to psycopg's pool when the request ends) is
+still the request's own. The pool also bounds how many requests run at once, below
+the database pool's size (DB_POOL_MAX, 20).
 """
 
 from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIHandler
+from django.db import close_old_connections
+from django.http import HttpRequest
 
 REQUEST_THREADS = int(os.environ.get("REQUEST_THREADS", "8"))
 
@@ -32,7 +35,22 @@ REQUEST_THREADS = int(os.environ.get("REQUEST_THREADS", "8"))
 class OneHopASGIHandler(ASGIHandler):
     def load_middleware(self, is_async: bool = False) -> None:
         super().load_middleware(is_async=False)
-        threads = ThreadPoolExecutor(max_workers=REQUEST_THREADS, thread_name_prefix="request")
+        chain = self._middleware_chain
+
+        def in_request_thread(request: HttpRequest) -> Any:
+            # Django closes a request's database connections (CONN_MAX_AGE; with
+            # psycopg's pool: gives them back) on its request_started and
+            # request_finished signals, which it sends from another thread than this
+            # one: this thread closes its own before and after the request.
+            close_old_connections()
+            try:
+                return chain(request)
+            finally:
+                close_old_connections()
+
+        self.request_threads = ThreadPoolExecutor(
+            max_workers=REQUEST_THREADS, thread_name_prefix="request"
+        )
         self._middleware_chain = sync_to_async(
-            self._middleware_chain, thread_sensitive=False, executor=threads
+            in_request_thread, thread_sensitive=False, executor=self.request_threads
         )

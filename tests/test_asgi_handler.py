@@ -50,7 +50,7 @@ def test_a_page_runs_its_middleware_and_view_in_one_hop(monkeypatch: pytest.Monk
     # Django's own: the request_started signal and closing the response. Ours: the
     # whole middleware chain and the view, in one hop; nothing ever hops back.
     chain = [hop for hop in hops if "Signal" not in hop and "close" not in hop]
-    assert chain == ["thread:convert_exception_to_response.<locals>.inner"], hops
+    assert chain == ["thread:OneHopASGIHandler.load_middleware.<locals>.in_request_thread"], hops
 
 
 def test_requests_run_in_the_process_s_request_threads(monkeypatch: pytest.MonkeyPatch) -> None:
