@@ -133,8 +133,7 @@ MOVE_FIELDS = ("version", "phase", "status", "finished_at", "updated_at")
 def _bump_move(state: GameState) -> Table:
     """Save a move (bid, play, next trick) and push what it changed from ``state``."""
     table = state.table
-    table.version += 1
-    table.save(update_fields=MOVE_FIELDS)
+    _save_version(table, fields=MOVE_FIELDS)
     table_changed_on_commit(
         table,
         state=state,
@@ -144,11 +143,12 @@ def _bump_move(state: GameState) -> Table:
     return table
 
 
-def _save_version(table: Table, **changes: Any) -> None:
+def _save_version(table: Table, fields: tuple[str, ...] | None = None, **changes: Any) -> None:
+    """Save ``table`` at its next version with ``changes``; ``fields``: only these columns."""
     for name, value in changes.items():
         setattr(table, name, value)
     table.version += 1
-    table.save()
+    table.save(update_fields=fields)
 
 
 def _round_seed(table: Table, number: int) -> int:
