@@ -182,6 +182,9 @@ def render_presence(online: set[int], seat_ids: Iterable[int], language: str) ->
     """Each seat's online mark as an oob swap (a socket's presence update)."""
     with translation.override(language):
         return "".join(
-            regions.render("presence", {"p": {"key": presenter.seat_key(i), "online": i in online}})
+            regions.render(
+                "presence",
+                {"p": {"key": presenter.seat_key(i), "online": i in online}, "oob": True},
+            )
             for i in seat_ids
         )

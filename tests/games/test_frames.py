@@ -209,3 +209,12 @@ def test_each_language_reads_the_tricks_reason_in_its_own_words() -> None:
     french_reason, german_reason = "un pirate bat les cartes", "ein Pirat schlägt die Zahlenkarten"
     assert french_reason in rendered[french.pk] and german_reason not in rendered[french.pk]
     assert german_reason in rendered[german.pk] and french_reason not in rendered[german.pk]
+
+
+def test_a_presence_update_swaps_each_seat_s_mark_out_of_band_by_morphing() -> None:
+    """A socket's presence push: one mark per seat, each morphed in place by its id."""
+    html = frames.render_presence({1}, [1, 2], "en")
+    marks = re.findall(r'<span id="presence-seat-(\d+)"[^>]*hx-swap-oob="morph"[^>]*>', html)
+    assert marks == ["1", "2"]
+    assert "offline" not in html.split('id="presence-seat-2"')[0]  # seat 1 is online
+    assert "offline" in html.split('id="presence-seat-2"')[1]
