@@ -5,8 +5,6 @@ from django.utils.translation import gettext_noop, ngettext_lazy
 
 # fmt: off
 MESSAGES = [
-    gettext_noop("not connected"),
-    gettext_noop("offline"),
     gettext_noop("%(name)s never scores: this bonus counts for nobody."),
     gettext_noop("It counts if %(name)s makes the bid exactly, which is still possible."),
     gettext_noop("It will not count: %(name)s can no longer make the bid exactly."),
@@ -62,6 +60,8 @@ MESSAGES = [
     gettext_noop("Earlier tricks"),
     gettext_noop("Last trick (trick %(n)s)"),
     ngettext_lazy("This round: %(n)s trick played", "This round: %(n)s tricks played", 0),
+    gettext_noop("not connected"),
+    gettext_noop("offline"),
     gettext_noop("Scores"),
     gettext_noop("Round %(n)s summary"),
     gettext_noop("Player"),
