@@ -22,7 +22,7 @@ from django.utils.translation import gettext as _
 
 from accounts import ratelimit
 
-from . import frames, integrity, rules
+from . import frames, integrity, rules, state_cache
 from .broadcast import chat_changed_on_commit, seat_changed_on_commit, table_changed_on_commit
 from .compiled import CompiledRead
 from .models import (
@@ -140,7 +140,14 @@ def _bump_move(state: GameState) -> Table:
         public=frames.public_regions_after_move(state),
         own_regions_of=frames.own_regions_after_move(state),
     )
+    state_cache.keep_on_commit(state)
     return table
+
+
+def _game_state(table: Table) -> GameState:
+    """The game of the locked ``table``: as this process's last move of it left it
+    (games.state_cache), else read."""
+    return state_cache.take(table) or load_state(table)
 
 
 def _save_version(table: Table, fields: tuple[str, ...] | None = None, **changes: Any) -> None:
@@ -340,7 +347,7 @@ def _begin_round(table: Table, number: int) -> None:
 @_atomic_action
 def place_bid(user: Any, table_id: int, version: int, value: int) -> Table:
     table = _lock(table_id)
-    state = load_state(table)
+    state = _game_state(table)
     seat = _seat(table, user, state)
     _check_playing(table, Table.Phase.BIDDING)
     assert state.round is not None
@@ -360,17 +367,16 @@ def place_bid(user: Any, table_id: int, version: int, value: int) -> Table:
     if state.all_bids_in:
         # R4: the last bid reveals all bids at once; the opener leads trick 1.
         table.phase = Table.Phase.PLAYING
-        state.tricks.append(
+        state.begin_trick(
             Trick.objects.create(round=state.round, number=1, leader_id=state.round.opener_id)
         )
-        state.plays = []
     return _bump_move(state)
 
 
 @_atomic_action
 def play_card(user: Any, table_id: int, version: int, card: str, tigress_as: str = "") -> Table:
     table = _lock(table_id)
-    state = load_state(table)
+    state = _game_state(table)
     seat = _seat(table, user, state)
     _check_version(table, version)
     _check_playing(table, Table.Phase.PLAYING)
@@ -414,7 +420,7 @@ def preselect_card(
     are pushed. Whether the card is legal is decided when the turn comes (R5).
     """
     table = _lock(table_id)
-    state = load_state(table)
+    state = _game_state(table)
     seat = _seat(table, user, state)
     if table.status != Table.Status.PLAYING or table.phase not in (
         Table.Phase.PLAYING,
@@ -438,7 +444,12 @@ def preselect_card(
         if current == play:
             raise ActionError(_("That card is already your next card."), 409)
         _mark_preselected(state, seat, play)
+    # The version stays (see above); the revision tells other processes' kept states
+    # that a hand changed (games.state_cache).
+    table.revision += 1
+    table.save(update_fields=["revision"])
     seat_changed_on_commit(table, state, seat)
+    state_cache.keep_on_commit(state)
     return table
 
 
@@ -569,14 +580,13 @@ def _lock_for_host(user: Any, table_id: int, version: int, phase: str) -> Table:
 @_atomic_action
 def next_trick(user: Any, table_id: int, version: int) -> Table:
     table = _lock_for_host(user, table_id, version, Table.Phase.TRICK_DONE)
-    state = load_state(table)
+    state = _game_state(table)
     assert state.round is not None and state.trick is not None
     previous = state.trick
     trick = Trick.objects.create(
         round=state.round, number=previous.number + 1, leader_id=previous.next_leader_id
     )
-    state.tricks.append(trick)
-    state.plays = []
+    state.begin_trick(trick)
     table.phase = Table.Phase.PLAYING
     _advance(state)  # the ghost leads at once if it won the last trick
     return _bump_move(state)

@@ -70,6 +70,11 @@ class Table(models.Model):
     # Bumped by every action; clients post the version they saw, so a stale or
     # repeated POST is refused with 409 instead of applied twice.
     version = models.PositiveIntegerField(default=0, verbose_name=_("version"))
+    # Bumped by a change of the game's rows that leaves the version as it is (a card
+    # chosen in advance: private, and nobody's open form may go stale for it). With
+    # the version it tells whether a game state kept in memory is still the game's
+    # (games.state_cache).
+    revision = models.PositiveIntegerField(default=0, verbose_name=_("revision"))
     round_number = models.PositiveSmallIntegerField(default=0, verbose_name=_("round number"))
     seed = models.BigIntegerField(default=new_seed, editable=False, verbose_name=_("seed"))
     uses_ghost = models.BooleanField(

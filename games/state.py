@@ -79,6 +79,13 @@ class GameState:
         return self.table.uses_ghost
 
     # -- the current trick ----------------------------------------------------
+    def begin_trick(self, trick: Trick) -> None:
+        """``trick`` is now the current one: its plays are ``plays``, and stay in
+        ``round_plays`` once the next trick begins (the state may serve the next move:
+        games.state_cache)."""
+        self.tricks.append(trick)
+        self.plays = self.round_plays.setdefault(trick.pk, [])
+
     @property
     def trick(self) -> Trick | None:
         return self.tricks[-1] if self.tricks else None

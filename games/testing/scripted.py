@@ -16,7 +16,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from games import actions, rules
+from games import actions, rules, state_cache
 from games.models import HandCard, Table
 from games.state import load_state
 
@@ -59,6 +59,7 @@ def scripted_round(
         for n, code in enumerate(ghost)
     ]
     HandCard.objects.bulk_create(rows)
+    state_cache.mark_changed(state.table.pk)
     if bids is not None:
         for seat, value in zip(state.seats, bids, strict=True):
             table = actions.place_bid(seat.user, table.pk, table.version, value)

@@ -14,7 +14,7 @@ import pytest
 from django.db import connection
 from django.db.models import Model
 
-from games import actions
+from games import actions, state_cache
 from games.models import (
     Bid,
     ChatMessage,
@@ -101,6 +101,7 @@ def rig_hands(table: Table | int, hands: dict[int, list[str]], ghost: list[str] 
         for order, code in enumerate(ghost)
     ]
     HandCard.objects.bulk_create(rows)
+    state_cache.mark_changed(state.table.pk)
 
 
 #: What snapshot() reads: the rows (these columns, in primary-key order) of each model
