@@ -170,9 +170,7 @@ def test_a_language_changed_in_the_account_shows_in_the_next_push(committing: An
     used, spying = _spy_on_states()
     with spying:
         _move(committing, actions.play_card, *args)
-    assert {s.user.language for s in used[0].seats if s.user_id == seated.pk} == {
-        seated.language
-    }
+    assert {s.user.language for s in used[0].seats if s.user_id == seated.pk} == {seated.language}
 
 
 def _rows(state: Any) -> dict[str, Any]:
