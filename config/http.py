@@ -1,56 +1,96 @@
-"""Django's ASGI handler with the middleware chain and the view in one worker thread.
+"""Django's ASGI handler with a request's whole life in one worker thread.
 
 Django builds its middleware chain for ASGI in async mode: every middleware that
 can run both ways (Django's own, through MiddlewareMixin) then hands each
 ``process_request``/``process_view``/``process_response`` to a thread and back, and
 a sync-only middleware in the middle hands the rest of the chain back to the
-event loop. Our views are synchronous (every move is one locked transaction), so
-a request crossed between the loop and threads ten times or more. Here the whole
-chain is built in sync mode, as under WSGI, and entered with ONE hop to a thread.
-Async views still work: Django's sync path runs them with ``async_to_sync``.
+event loop. Around that, its handler starts a new thread for each request (a
+``ThreadSensitiveContext``) to send the request_started signal, and hops to that
+thread again to close the response (which sends request_finished). Our views are
+synchronous (every move is one locked transaction), so a request crossed between
+the loop and threads ten times or more, and each one started a thread.
+
+Here the chain is built in sync mode, as under WSGI, and a request takes ONE hop
+to a thread that sends request_started, runs the chain and the view, closes the
+response (request_finished) and comes back with it; the event loop only reads
+the body and writes the answer. Async views still work: Django's sync path runs
+them with ``async_to_sync``. A streaming response (a static file) is closed once
+it has been sent, as Django does, with a second hop.
 
 That thread comes from a pool kept for the process's requests (``REQUEST_THREADS``,
-8 by default), not from the new thread Django's thread-sensitive hop starts for each
-request (it still sends its request_started and request_finished signals from one).
-The chain and the view run whole in one thread, so what Django keeps per thread
-(its database connection, given back to psycopg's pool when the request ends) is
-still the request's own. The pool also bounds how many requests run at once, below
-the database pool's size (DB_POOL_MAX, 20).
+8 by default). Each request runs whole in one of them, so what Django keeps per
+thread (its database connection, given back to psycopg's pool by the
+request_finished signal) is the request's own. The pool also bounds how many
+requests run at once, below the database pool's size (DB_POOL_MAX, 20).
+
+What this leaves out of Django's handler: cancelling the request when the client
+disconnects while it runs (a synchronous view cannot be stopped anyway; the
+answer is then written to a closed connection and dropped).
 """
 
 from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from typing import Any
 
 from asgiref.sync import sync_to_async
-from django.core.handlers.asgi import ASGIHandler
-from django.db import close_old_connections
-from django.http import HttpRequest
+from django.core import signals
+from django.core.exceptions import RequestAborted
+from django.core.handlers.asgi import ASGIHandler, get_script_prefix
+from django.http import FileResponse, HttpResponseBase
+from django.urls import set_script_prefix
 
 REQUEST_THREADS = int(os.environ.get("REQUEST_THREADS", "8"))
 
 
 class OneHopASGIHandler(ASGIHandler):
-    def load_middleware(self, is_async: bool = False) -> None:
-        super().load_middleware(is_async=False)
-        chain = self._middleware_chain
-
-        def in_request_thread(request: HttpRequest) -> Any:
-            # Django closes a request's database connections (CONN_MAX_AGE; with
-            # psycopg's pool: gives them back) on its request_started and
-            # request_finished signals, which it sends from another thread than this
-            # one: this thread closes its own before and after the request.
-            close_old_connections()
-            try:
-                return chain(request)
-            finally:
-                close_old_connections()
-
+    def __init__(self) -> None:
+        super().__init__()
         self.request_threads = ThreadPoolExecutor(
             max_workers=REQUEST_THREADS, thread_name_prefix="request"
         )
-        self._middleware_chain = sync_to_async(
-            in_request_thread, thread_sensitive=False, executor=self.request_threads
+        self._in_request_thread = sync_to_async(
+            self.respond, thread_sensitive=False, executor=self.request_threads
         )
+        self._close_in_request_thread = sync_to_async(
+            HttpResponseBase.close, thread_sensitive=False, executor=self.request_threads
+        )
+
+    def load_middleware(self, is_async: bool = False) -> None:
+        super().load_middleware(is_async=False)
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            raise ValueError(f"Django can only handle ASGI/HTTP connections, not {scope['type']}.")
+        await self.handle(scope, receive, send)
+
+    async def handle(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        try:
+            body_file = await self.read_body(receive)
+        except RequestAborted:
+            return
+        with closing(body_file):
+            response = await self._in_request_thread(scope, body_file)
+            try:
+                await self.send_response(response, send)
+            finally:
+                if response.streaming:
+                    await self._close_in_request_thread(response)
+
+    def respond(self, scope: dict[str, Any], body_file: Any) -> HttpResponseBase:
+        """In a request thread: the request's whole cycle, as Django's WSGI handler runs it."""
+        set_script_prefix(get_script_prefix(scope))
+        signals.request_started.send(sender=self.__class__, scope=scope)
+        request, response = self.create_request(scope, body_file)
+        if request is not None:
+            response = self.get_response(request)
+        response._handler_class = self.__class__  # type: ignore[attr-defined]
+        if isinstance(response, FileResponse):
+            response.block_size = self.chunk_size  # as Django's: the server chunks it
+        if not response.streaming:
+            # Its content is already bytes: close it (request_finished: this thread's
+            # database connection goes back to the pool) before it is sent.
+            response.close()
+        return response

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import warnings
 from typing import Any
 
 import pytest
@@ -47,10 +48,9 @@ def test_a_page_runs_its_middleware_and_view_in_one_hop(monkeypatch: pytest.Monk
     response = asyncio.run(get_the_table())
     assert response["status"] == 200
     assert b'id="hand"' in response["body"]  # the player's own table page
-    # Django's own: the request_started signal and closing the response. Ours: the
-    # whole middleware chain and the view, in one hop; nothing ever hops back.
-    chain = [hop for hop in hops if "Signal" not in hop and "close" not in hop]
-    assert chain == ["thread:OneHopASGIHandler.load_middleware.<locals>.in_request_thread"], hops
+    # The request_started signal, the whole middleware chain, the view and closing
+    # the response (request_finished), in one hop; nothing ever hops back.
+    assert hops == ["thread:OneHopASGIHandler.respond"], hops
 
 
 def test_requests_run_in_the_process_s_request_threads(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -78,3 +78,117 @@ def test_requests_run_in_the_process_s_request_threads(monkeypatch: pytest.Monke
     assert len(threads) == http.REQUEST_THREADS + 4
     assert all(name.startswith("request_") for name in threads), threads
     assert len(set(threads)) <= http.REQUEST_THREADS
+
+
+def _get_pages(table_id: int, cookie: str, count: int) -> None:
+    headers = [(b"cookie", cookie.encode()), (b"host", b"127.0.0.1")]
+
+    async def get_them() -> None:
+        for _ in range(count):
+            page = HttpCommunicator(application, "GET", f"/tables/{table_id}/", headers=headers)
+            assert (await page.get_response(timeout=10))["status"] == 200
+
+    asyncio.run(get_them())
+
+
+def test_a_request_starts_no_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Django's handler starts a thread per request for its request signals; ours none."""
+    table, users = started_table(2)
+    cookie = session_cookie(users[0])
+    _get_pages(table.pk, cookie, 2)  # the pool's first thread, and the database's
+    started: list[str] = []
+    start = threading.Thread.start
+
+    def counted(self: threading.Thread) -> None:
+        started.append(self.name)
+        start(self)
+
+    monkeypatch.setattr(threading.Thread, "start", counted)
+    _get_pages(table.pk, cookie, 6)
+    assert started == []
+
+
+def test_the_request_signals_are_sent_from_the_request_s_own_thread() -> None:
+    """request_started and request_finished give back the database connection of the
+    thread that ran the view (config.http): they must run in that very thread."""
+    from django.core import signals
+
+    from games import presenter
+
+    table, users = started_table(2)
+    seen: list[tuple[str, str]] = []
+
+    def record(what: str) -> Any:
+        def receiver(**kwargs: Any) -> None:
+            seen.append((what, threading.current_thread().name))
+
+        return receiver
+
+    started, finished = record("started"), record("finished")
+    signals.request_started.connect(started)
+    signals.request_finished.connect(finished)
+    table_context = presenter.table_context
+
+    def view_thread(*args: Any, **kwargs: Any) -> Any:
+        seen.append(("view", threading.current_thread().name))
+        return table_context(*args, **kwargs)
+
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(presenter, "table_context", view_thread)
+            _get_pages(table.pk, session_cookie(users[0]), 3)
+    finally:
+        signals.request_started.disconnect(started)
+        signals.request_finished.disconnect(finished)
+    assert [what for what, _ in seen] == ["started", "view", "finished"] * 3
+    for request in range(3):
+        names = {name for _, name in seen[request * 3 : request * 3 + 3]}
+        assert len(names) == 1 and names.pop().startswith("request_"), seen
+
+
+def test_a_static_file_streams_through_the_handler() -> None:
+    """A streaming answer (WhiteNoise's file) is sent whole and closed after it."""
+    from django.core import signals
+
+    sent: list[dict[str, Any]] = []
+    finished: list[str] = []
+
+    def on_finished(**kwargs: Any) -> None:
+        finished.append(threading.current_thread().name)
+
+    async def get_the_stylesheet() -> None:
+        scope = {
+            "type": "http",
+            "method": "GET",
+            "path": "/static/css/site.css",
+            "raw_path": b"/static/css/site.css",
+            "query_string": b"",
+            "headers": [(b"host", b"127.0.0.1")],
+            "scheme": "http",
+            "server": ("127.0.0.1", 80),
+        }
+        requests = [{"type": "http.request", "body": b"", "more_body": False}]
+
+        async def receive() -> dict[str, Any]:
+            if requests:
+                return requests.pop()
+            await asyncio.sleep(3600)  # the client stays connected
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        await application(scope, receive, send)
+
+    signals.request_finished.connect(on_finished)
+    try:
+        with warnings.catch_warnings():
+            # WhiteNoise's file iterator is synchronous; Django's handler warns of it.
+            warnings.simplefilter("ignore")
+            asyncio.run(get_the_stylesheet())
+    finally:
+        signals.request_finished.disconnect(on_finished)
+    assert sent[0]["type"] == "http.response.start" and sent[0]["status"] == 200
+    body = b"".join(message.get("body", b"") for message in sent[1:])
+    assert b".seat" in body and sent[-1] == {"type": "http.response.body"}
+    assert len(finished) == 1  # closed once it was sent
