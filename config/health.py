@@ -24,6 +24,7 @@ from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
+from django.utils.module_loading import import_string
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 from redis.backoff import NoBackoff
@@ -53,7 +54,8 @@ def _redis(address: str) -> redis.Redis:
 
 def redis_addresses(layer: dict[str, Any]) -> list[str]:
     """The Redis URLs of a channels_redis layer's settings (none for other backends)."""
-    if not str(layer.get("BACKEND", "")).startswith("channels_redis."):
+    backend = import_string(str(layer.get("BACKEND", "")))
+    if not any(base.__module__.startswith("channels_redis.") for base in backend.__mro__):
         return []
     hosts = layer.get("CONFIG", {}).get("hosts") or ["redis://localhost:6379"]
     return [host["address"] if isinstance(host, dict) else str(host) for host in hosts]

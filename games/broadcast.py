@@ -183,4 +183,8 @@ def send(messages: list[tuple[str, dict[str, Any]]]) -> None:
 
 
 async def _send_all(layer: Any, messages: list[tuple[str, dict[str, Any]]]) -> None:
-    await asyncio.gather(*(layer.group_send(group, message) for group, message in messages))
+    many = getattr(layer, "group_send_many", None)  # one round trip (config.channel_layers)
+    if many is not None:
+        await many(messages)
+    else:
+        await asyncio.gather(*(layer.group_send(group, message) for group, message in messages))

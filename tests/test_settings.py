@@ -40,7 +40,7 @@ def test_database_url_and_redis_url_switch_to_postgresql_and_redis():
         DATABASE_URL="postgres://u@127.0.0.1:5432/x", REDIS_URL="redis://127.0.0.1:6379/0"
     )
     assert settings["db"] == "django.db.backends.postgresql"
-    assert settings["layer"] == "channels_redis.pubsub.RedisPubSubChannelLayer"
+    assert settings["layer"] == "config.channel_layers.PipelinedPubSubChannelLayer"
     # redis-py's default pool of 100 fails the 101st socket: the pool is raised.
     assert settings["hosts"] == [{"address": "redis://127.0.0.1:6379/0", "max_connections": 1000}]
 
