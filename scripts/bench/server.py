@@ -58,8 +58,11 @@ def install_counter(path: Path) -> None:
     connection_created.connect(wrap, weak=False)
 
     def write() -> None:
+        # Written aside and renamed: the benchmark never reads a half-written file.
+        scratch = path.with_suffix(".new")
         while True:
-            path.write_text(f"{_last[0]} {_connections_opened()}")
+            scratch.write_text(f"{_last[0]} {_connections_opened()}")
+            os.replace(scratch, path)
             time.sleep(0.5)
 
     threading.Thread(target=write, daemon=True).start()
