@@ -25,6 +25,7 @@ from accounts import ratelimit
 from . import frames, integrity, rules, state_cache
 from .broadcast import chat_changed_on_commit, seat_changed_on_commit, table_changed_on_commit
 from .compiled import CompiledRead
+from .compiled_writes import insert, save_fields
 from .models import (
     CHAT_MAX_LENGTH,
     MAX_DB_ID,
@@ -155,7 +156,10 @@ def _save_version(table: Table, fields: tuple[str, ...] | None = None, **changes
     for name, value in changes.items():
         setattr(table, name, value)
     table.version += 1
-    table.save(update_fields=fields)
+    if fields is None:
+        table.save()
+    else:
+        save_fields(table, fields)
 
 
 def _round_seed(table: Table, number: int) -> int:
@@ -361,14 +365,14 @@ def place_bid(user: Any, table_id: int, version: int, value: int) -> Table:
         raise ActionError(
             _("Your bid must be between 0 and %(n)s.") % {"n": state.round.cards_dealt}, 400
         )
-    bid = Bid.objects.create(round=state.round, seat=seat, value=value)
+    bid = insert(Bid(round=state.round, seat=seat, value=value))
     state.bids[seat.pk] = bid
     state.moved.add(seat.pk)
     if state.all_bids_in:
         # R4: the last bid reveals all bids at once; the opener leads trick 1.
         table.phase = Table.Phase.PLAYING
         state.begin_trick(
-            Trick.objects.create(round=state.round, number=1, leader_id=state.round.opener_id)
+            insert(Trick(round=state.round, number=1, leader_id=state.round.opener_id))
         )
     return _bump_move(state)
 
@@ -472,17 +476,19 @@ def _record_play(state: GameState, seat: Seat | None, play: rules.Play) -> None:
     if hand_card.preselected:  # a choice made in advance is used up by the play
         hand_card.preselected, hand_card.preselected_as = False, ""
         fields += ["preselected", "preselected_as"]
-    hand_card.save(update_fields=fields)
+    save_fields(hand_card, fields)
     state.hands[key].remove(hand_card)
     state.moved.add(key)
     state.plays.append(
-        Play.objects.create(
-            trick=state.trick,
-            round=state.round,
-            seat=seat,
-            card=str(play.card),
-            tigress_as=play.as_ or "",
-            order=len(state.plays),
+        insert(
+            Play(
+                trick=state.trick,
+                round=state.round,
+                seat=seat,
+                card=str(play.card),
+                tigress_as=play.as_ or "",
+                order=len(state.plays),
+            )
         )
     )
 
@@ -508,6 +514,10 @@ def _advance(state: GameState) -> None:
     _finish_trick(state)
 
 
+#: What resolving a trick sets on it (R6, R7).
+TRICK_RESULT = ("complete", "bonus", "destroyed_by", "winner", "won_by_ghost", "next_leader")
+
+
 def _finish_trick(state: GameState) -> None:
     table, game_round, trick = state.table, state.round, state.trick
     assert game_round is not None and trick is not None
@@ -521,7 +531,7 @@ def _finish_trick(state: GameState) -> None:
         trick.winner = winner
         trick.won_by_ghost = winner is None
     trick.next_leader = state.seat_at(order[result.next_leader])
-    trick.save()
+    save_fields(trick, TRICK_RESULT)
     if trick.number < game_round.cards_dealt:
         table.phase = Table.Phase.TRICK_DONE
         return
@@ -583,8 +593,8 @@ def next_trick(user: Any, table_id: int, version: int) -> Table:
     state = _game_state(table)
     assert state.round is not None and state.trick is not None
     previous = state.trick
-    trick = Trick.objects.create(
-        round=state.round, number=previous.number + 1, leader_id=previous.next_leader_id
+    trick = insert(
+        Trick(round=state.round, number=previous.number + 1, leader_id=previous.next_leader_id)
     )
     state.begin_trick(trick)
     table.phase = Table.Phase.PLAYING

@@ -1,0 +1,95 @@
+"""The compiled writes (games.compiled_writes) write what the ORM's save would.
+
+A play's hand card, the play, the trick's result (R6, R7) and the table's next
+version are written through them on every move: the rows must be the ORM's,
+field for field, on the backend the suite runs on (SQLite locally, PostgreSQL in CI).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.db import DatabaseError
+from django.db.models import Model
+from django.db.models.signals import post_save, pre_save
+
+from games.compiled_writes import insert, save_fields
+from games.models import Bid, HandCard, Play, Table, Trick
+from games.state import load_state
+
+from .helpers import bid_all, fresh, started_table
+
+pytestmark = pytest.mark.django_db
+
+
+def row(instance: Model) -> dict[str, Any]:
+    """The row as the ORM reads it back."""
+    again = type(instance).objects.get(pk=instance.pk)
+    return {f.attname: getattr(again, f.attname) for f in again._meta.concrete_fields}
+
+
+def own(instance: Model) -> dict[str, Any]:
+    return {f.attname: getattr(instance, f.attname) for f in instance._meta.concrete_fields}
+
+
+def test_nothing_listens_to_the_saves_the_compiled_writes_skip() -> None:
+    for model in (Table, HandCard, Play, Trick, Bid):
+        assert not pre_save.has_listeners(model), model
+        assert not post_save.has_listeners(model), model
+
+
+def test_save_fields_writes_those_fields_and_auto_now_as_the_orm() -> None:
+    table, _users = started_table(3)
+    table = fresh(table)
+    before = table.updated_at
+    other = fresh(table)
+    table.version += 1
+    table.phase = Table.Phase.PLAYING
+    table.round_number = 7  # not among the fields saved: stays as it was
+    save_fields(table, ("version", "phase", "updated_at"))
+    written = row(table)
+    assert written["version"] == other.version + 1
+    assert written["phase"] == Table.Phase.PLAYING
+    assert written["round_number"] == other.round_number
+    assert written["updated_at"] == table.updated_at > before  # auto_now, as save() sets it
+
+
+def test_insert_writes_the_row_objects_create_would() -> None:
+    table, _users = started_table(3, ghost=False)
+    table = bid_all(fresh(table))
+    state = load_state(table)
+    assert state.trick is not None and state.round is not None
+    seat, other = state.seats[:2]
+    mine = insert(
+        Play(
+            trick=state.trick,
+            round=state.round,
+            seat=seat,
+            card=str(state.hand_of(seat)[0]),
+            tigress_as="",
+            order=0,
+        )
+    )
+    theirs = Play.objects.create(
+        trick=state.trick,
+        round=state.round,
+        seat=other,
+        card=str(state.hand_of(other)[0]),
+        tigress_as="",
+        order=1,
+    )
+    assert mine.pk is not None and not mine._state.adding
+    assert row(mine) == own(mine)  # every field, created_at (auto_now_add) included
+    different = {"id", "seat_id", "card", "order", "created_at"}
+    assert {k: v for k, v in row(mine).items() if k not in different} == {
+        k: v for k, v in row(theirs).items() if k not in different
+    }
+
+
+def test_a_row_that_is_gone_fails_as_with_the_orm() -> None:
+    table, _users = started_table(2)
+    trick_less = Trick(pk=10**9, number=1)
+    with pytest.raises(DatabaseError):
+        save_fields(trick_less, ("complete",))
+    assert fresh(table) is not None
