@@ -2,6 +2,7 @@
 
     .venv/bin/python scripts/bench_live.py --tables 1 10 50
     .venv/bin/python scripts/bench_live.py --tables 50 --processes 2
+    .venv/bin/python scripts/bench_live.py --tables 10 --processes 2 --affinity player
     .venv/bin/python scripts/bench_live.py --tables 10 --mode closed      # saturation
 
 It needs PostgreSQL and Redis (BENCH_DATABASE_URL, default a database
@@ -10,7 +11,9 @@ default Redis database 9, flushed at the start: keep it for the benchmark).
 
 For each T it starts the table's server (``scripts/bench/server.py``: config.serve,
 or uvicorn with ``--server uvicorn``; ``--processes N`` of them behind no proxy,
-tables spread over them), seats T tables of 4 players, opens every player's
+tables spread over them, each table's players on one process as nginx routes them,
+or with ``--affinity player`` each on the next process, so that every push crosses
+processes), seats T tables of 4 players, opens every player's
 websocket exactly as the page does (session cookie, Origin), and plays real
 games through the endpoints htmx posts to: a bid read from the player's bid
 buttons, a card read from the playable cards of the hand, the host's "Next
@@ -364,7 +367,10 @@ async def run_table_stack(
     for n, seated in enumerate(tables):
         players = []
         for i, cookie in enumerate(seated.cookies):
-            port = servers[(n + i) % len(servers)].port
+            # As nginx routes (deploy/nginx.conf.in): a table on one process; with
+            # --affinity player, each player of a table on the next process instead.
+            spread = i if args.affinity == "player" else 0
+            port = servers[(n + spread) % len(servers)].port
             players.append(
                 Player(
                     i,
@@ -470,6 +476,12 @@ def main() -> None:
     parser.add_argument("--tables", type=int, nargs="+", default=[1, 10])
     parser.add_argument("--processes", type=int, default=1)
     parser.add_argument("--server", choices=("daphne", "uvicorn"), default="daphne")
+    parser.add_argument(
+        "--affinity",
+        choices=("table", "player"),
+        default="table",
+        help="with several processes: a table's players on one (as nginx routes) or on each",
+    )
     parser.add_argument("--mode", choices=("trick", "closed"), default="trick")
     parser.add_argument("--warmup", type=float, default=5)
     parser.add_argument("--window", type=float, default=30)

@@ -447,6 +447,9 @@ def test_round_goes_on_through_the_other_process_when_one_is_killed(
         ws, _snapshot = player.socket(table, socket_ids[-1])
         sockets.append(ws)
     holders = [socket_server(deployment, rid) for rid in socket_ids]
+    # nginx keeps a table on one process while it is up (its upstream hash): every
+    # socket of the table is there, and (below) every move before the kill.
+    assert len(set(holders)) == 1, holders
 
     moves: list[Move] = []
     version = page_version(players[0].request("GET", f"/tables/{table}/").body)
@@ -502,6 +505,14 @@ def test_round_goes_on_through_the_other_process_when_one_is_killed(
         for line in deployment.log_lines(server)
         if line["logger"] == "skullking.request"
     }
+    served_by = {
+        line["request_id"]: server
+        for server in range(2)
+        for line in deployment.log_lines(server)
+        if line["logger"] == "skullking.request"
+    }
+    assert {served_by[m.request_id] for m in moves[:killed_at]} == {holders[0]}
+    assert {served_by[m.request_id] for m in moves[killed_at:]} == {1 - victim}
     for made_move in moves:
         line = logged[made_move.request_id]
         assert line["status"] == 303
