@@ -27,80 +27,76 @@ def _column(connection: Any, field: Field[Any, Any]) -> str:
     return str(connection.ops.quote_name(field.column))
 
 
-class CompiledUpdate[M: Model]:
-    """``run(instance)``: ``instance.save(update_fields=fields)``, compiled once."""
+class _CompiledWrite[M: Model]:
+    """A statement on ``model``'s table with one parameter per field of ``fields``
+    (each field's value as the ORM would save it), built once per database."""
 
-    def __init__(self, model: type[M], fields: Sequence[str]) -> None:
+    def __init__(self, model: type[M], fields: Sequence[Field[Any, Any]]) -> None:
         self.model = model
-        self.fields: tuple[Field[Any, Any], ...] = tuple(
-            model._meta.get_field(name)  # type: ignore[misc]
-            for name in fields
-        )
+        self.fields = tuple(fields)
         self._sql: dict[str, str] = {}
 
-    def _build(self, connection: Any) -> str:
-        meta = self.model._meta
-        assignments = ", ".join(f"{_column(connection, f)} = %s" for f in self.fields)
-        table = connection.ops.quote_name(meta.db_table)
-        pk = _column(connection, meta.pk)
-        # Names from the model, quoted by the backend; every value is a parameter.
-        return f"UPDATE {table} SET {assignments} WHERE {pk} = %s"  # noqa: S608
+    def _build(self, connection: Any, table: str, pk: str) -> str:
+        raise NotImplementedError
 
-    def run(self, instance: M) -> None:
+    def _prepare(self, instance: M, *, adding: bool) -> tuple[Any, str, list[Any]]:
+        """The connection to write with, the statement and the fields' values."""
         alias = router.db_for_write(self.model, instance=instance)
         connection = connections[alias]
         sql = self._sql.get(alias)
         if sql is None:
-            sql = self._sql[alias] = self._build(connection)
+            meta = self.model._meta
+            table = connection.ops.quote_name(meta.db_table)
+            sql = self._sql[alias] = self._build(connection, table, _column(connection, meta.pk))
         params = [
-            field.get_db_prep_save(field.pre_save(instance, False), connection)
+            field.get_db_prep_save(field.pre_save(instance, adding), connection)
             for field in self.fields
         ]
-        params.append(instance.pk)
+        return connection, sql, params
+
+
+class CompiledUpdate[M: Model](_CompiledWrite[M]):
+    """``run(instance)``: ``instance.save(update_fields=fields)``, compiled once."""
+
+    def __init__(self, model: type[M], fields: Sequence[str]) -> None:
+        super().__init__(model, [model._meta.get_field(name) for name in fields])  # type: ignore[misc]
+
+    def _build(self, connection: Any, table: str, pk: str) -> str:
+        assignments = ", ".join(f"{_column(connection, f)} = %s" for f in self.fields)
+        # Names from the model, quoted by the backend; every value is a parameter.
+        return f"UPDATE {table} SET {assignments} WHERE {pk} = %s"  # noqa: S608
+
+    def run(self, instance: M) -> None:
+        connection, sql, params = self._prepare(instance, adding=False)
         with connection.cursor() as cursor:
-            cursor.execute(sql, params)
+            cursor.execute(sql, [*params, instance.pk])
             if cursor.rowcount != 1:
                 # As Model.save(update_fields=...) on a row that is gone.
                 raise DatabaseError("Save with update_fields did not affect any rows.")
 
 
-class CompiledInsert[M: Model]:
+class CompiledInsert[M: Model](_CompiledWrite[M]):
     """``run(instance)``: ``instance.save()`` of a new row, its primary key read back."""
 
     def __init__(self, model: type[M]) -> None:
-        self.model = model
         meta = model._meta
-        self.fields: tuple[Field[Any, Any], ...] = tuple(
-            f for f in meta.local_concrete_fields if f is not meta.pk
-        )
-        self._sql: dict[str, str] = {}
+        super().__init__(model, [f for f in meta.local_concrete_fields if f is not meta.pk])
 
-    def _build(self, connection: Any) -> str:
-        meta = self.model._meta
+    def _build(self, connection: Any, table: str, pk: str) -> str:
         columns = ", ".join(_column(connection, f) for f in self.fields)
         values = ", ".join("%s" for _ in self.fields)
-        table = connection.ops.quote_name(meta.db_table)
-        pk = _column(connection, meta.pk)
         return f"INSERT INTO {table} ({columns}) VALUES ({values}) RETURNING {pk}"  # noqa: S608
 
     def run(self, instance: M) -> M:
-        alias = router.db_for_write(self.model, instance=instance)
-        connection = connections[alias]
-        if not connection.features.can_return_columns_from_insert:
-            instance.save(force_insert=True, using=alias)  # a backend without RETURNING
+        if not connections[router.db_for_write(self.model)].features.can_return_columns_from_insert:
+            instance.save(force_insert=True)  # a backend without RETURNING
             return instance
-        sql = self._sql.get(alias)
-        if sql is None:
-            sql = self._sql[alias] = self._build(connection)
-        params = [
-            field.get_db_prep_save(field.pre_save(instance, True), connection)
-            for field in self.fields
-        ]
+        connection, sql, params = self._prepare(instance, adding=True)
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             instance.pk = cursor.fetchone()[0]
         instance._state.adding = False
-        instance._state.db = alias
+        instance._state.db = connection.alias
         return instance
 
 

@@ -61,24 +61,9 @@ def test_insert_writes_the_row_objects_create_would() -> None:
     state = load_state(table)
     assert state.trick is not None and state.round is not None
     seat, other = state.seats[:2]
-    mine = insert(
-        Play(
-            trick=state.trick,
-            round=state.round,
-            seat=seat,
-            card=str(state.hand_of(seat)[0]),
-            tigress_as="",
-            order=0,
-        )
-    )
-    theirs = Play.objects.create(
-        trick=state.trick,
-        round=state.round,
-        seat=other,
-        card=str(state.hand_of(other)[0]),
-        tigress_as="",
-        order=1,
-    )
+    same = {"trick": state.trick, "round": state.round, "tigress_as": ""}
+    mine = insert(Play(seat=seat, card=str(state.hand_of(seat)[0]), order=0, **same))
+    theirs = Play.objects.create(seat=other, card=str(state.hand_of(other)[0]), order=1, **same)
     assert mine.pk is not None and not mine._state.adding
     assert row(mine) == own(mine)  # every field, created_at (auto_now_add) included
     different = {"id", "seat_id", "card", "order", "created_at"}
