@@ -451,7 +451,7 @@ def preselect_card(
     # The version stays (see above); the revision tells other processes' kept states
     # that a hand changed (games.state_cache).
     table.revision += 1
-    table.save(update_fields=["revision"])
+    save_fields(table, ("revision",))
     seat_changed_on_commit(table, state, seat)
     state_cache.keep_on_commit(state)
     return table
