@@ -12,18 +12,13 @@ import pytest
 from redis.asyncio.client import Pipeline, Redis
 
 from config.channel_layers import PipelinedPubSubChannelLayer
-from tests.support.redis_server import RedisServer, require_redis_server
+from tests.support.redis_server import private_redis_server
 
 
 @pytest.fixture
 def redis_url(tmp_path: Path) -> Iterator[str]:
-    require_redis_server()
-    server = RedisServer(tmp_path)
-    server.start()
-    try:
+    with private_redis_server(tmp_path) as server:
         yield server.url(0)
-    finally:
-        server.stop()
 
 
 def test_group_send_many_delivers_each_message_to_its_group_only(

@@ -15,20 +15,15 @@ import pytest
 from django.db import OperationalError
 
 from config import health
-from tests.support.redis_server import RedisServer, require_redis_server
+from tests.support.redis_server import RedisServer, private_redis_server
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
-    require_redis_server()
-    server = RedisServer(tmp_path)
-    server.start()
-    try:
+    with private_redis_server(tmp_path) as server:
         yield server
-    finally:
-        server.stop()
 
 
 def redis_layer(url: str) -> dict:

@@ -17,20 +17,15 @@ from asgiref.sync import sync_to_async
 from django.core.cache import cache
 from django.test.utils import override_settings
 
-from tests.support.redis_server import RedisServer, require_redis_server
+from tests.support.redis_server import RedisServer, private_redis_server
 
 
 @pytest.fixture
 def private_redis(tmp_path: Path) -> Iterator[RedisServer]:
-    require_redis_server()
-    server = RedisServer(tmp_path)
-    server.start()
-    backend = {"BACKEND": "config.redis_cache.SharedRedisCache", "LOCATION": server.url(1)}
-    try:
+    with private_redis_server(tmp_path) as server:
+        backend = {"BACKEND": "config.redis_cache.SharedRedisCache", "LOCATION": server.url(1)}
         with override_settings(CACHES={"default": backend}):
             yield server
-    finally:
-        server.stop()
 
 
 def connected_clients(server: RedisServer) -> int:

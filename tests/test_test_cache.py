@@ -11,25 +11,21 @@ from django.core.cache import cache
 from django.test.utils import override_settings
 
 from tests.support.cache import clear_own_cache_keys, own_cache_prefix
-from tests.support.redis_server import RedisServer, require_redis_server
+from tests.support.redis_server import private_redis_server
 
 
 @pytest.fixture
 def redis_cache(tmp_path: Path) -> Iterator[redis.Redis]:
     """The cache on a private Redis (its database 1), under the prefix "tests-own"."""
-    require_redis_server()
-    server = RedisServer(tmp_path)
-    server.start()
     backend = {"BACKEND": "django.core.cache.backends.redis.RedisCache"}
-    try:
-        # Undone before the server stops, so the suite's own clean-up meets a live cache.
-        with (
-            override_settings(CACHES={"default": {**backend, "LOCATION": server.url(1)}}),
-            own_cache_prefix("tests-own"),
-        ):
-            yield redis.Redis.from_url(server.url(1))
-    finally:
-        server.stop()
+    # The settings are undone before the server stops, so the suite's own clean-up
+    # meets a live cache.
+    with (
+        private_redis_server(tmp_path) as server,
+        override_settings(CACHES={"default": {**backend, "LOCATION": server.url(1)}}),
+        own_cache_prefix("tests-own"),
+    ):
+        yield redis.Redis.from_url(server.url(1))
 
 
 def test_clearing_deletes_our_keys_and_leaves_everybody_elses(redis_cache) -> None:

@@ -8,6 +8,8 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -48,3 +50,15 @@ def require_redis_server() -> None:
         if os.environ.get("CI") == "true":
             pytest.fail("redis-server is not installed")
         pytest.skip("no redis-server binary")
+
+
+@contextmanager
+def private_redis_server(directory: Path) -> Iterator[RedisServer]:
+    """A private redis-server for the block (skipped, or failed on CI, without the binary)."""
+    require_redis_server()
+    server = RedisServer(directory)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
