@@ -56,13 +56,15 @@ def public_regions_after_move(state: GameState) -> tuple[str, ...]:
 def own_regions_after_move(state: GameState) -> dict[int, tuple[str, ...]] | None:
     """seat id -> the seat regions a move changed for it; None: all of them for everyone.
 
-    Every seat's status line changes (whose move it is). Its hand changes when it bids
-    or plays (its own card, or the one it chose in advance) or when its turn comes:
-    legality and "why not" are shown on your turn only (R5); and every hand changes
-    with a new deal, when the tricks start (the next-card choice appears) or when the
-    game ends. Its controls change with its own move, its turn, and any change of
-    phase (the host's "Next trick", the others' "Waiting for the host"). The pages
-    carry the regions left out on to the new version (static/js/live.js), and
+    Every seat's status line changes (whose move it is). Its hand changes when it
+    plays (its own card, or the one it chose in advance) or when its turn to play
+    comes: legality and "why not" are shown on your turn only (R5); a bid (R4) leaves
+    every hand as it was. Every hand changes with a new
+    deal, when the tricks start (the next-card choice appears) or when the game
+    ends. Its controls change with its own bid (the bid buttons go) and with any
+    change of phase (the host's "Next trick", the others' "Waiting for the host");
+    a card played inside a trick changes nobody's controls. The pages carry the
+    regions left out on to the new version (static/js/live.js), and
     tests/games/test_frames.py checks after whole games that each one left out reads
     as before.
     """
@@ -72,20 +74,23 @@ def own_regions_after_move(state: GameState) -> dict[int, tuple[str, ...]] | Non
     tricks_start = phase == Table.Phase.BIDDING and table.phase != Table.Phase.BIDDING
     if new_deal_or_end or tricks_start:
         return None
-    concerned = {seat_id for seat_id in state.moved if seat_id is not None}
+    movers = {seat_id for seat_id in state.moved if seat_id is not None}
+    bidding = phase == Table.Phase.BIDDING
+    hands = set() if bidding else set(movers)
     to_play = state.seat_to_play()
     if to_play is not None:
-        concerned.add(to_play.pk)
-    every_controls = state.phase_changed
-    regions: dict[int, tuple[str, ...]] = {}
-    for seat in state.seats:
-        if seat.pk in concerned:
-            regions[seat.pk] = SEAT_REGIONS
-        elif every_controls:
-            regions[seat.pk] = ("status", "controls")
-        else:
-            regions[seat.pk] = STATUS_REGIONS
-    return regions
+        hands.add(to_play.pk)
+    controls = {seat.pk for seat in state.seats} if state.phase_changed else set()
+    if bidding:
+        controls |= movers
+    return {
+        seat.pk: (
+            *STATUS_REGIONS,
+            *(("hand",) if seat.pk in hands else ()),
+            *(("controls",) if seat.pk in controls else ()),
+        )
+        for seat in state.seats
+    }
 
 
 def own_regions(seat: Seat, changed: dict[int, tuple[str, ...]] | None) -> tuple[str, ...]:

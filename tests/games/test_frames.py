@@ -136,7 +136,8 @@ def test_a_play_inside_a_trick_pushes_the_hands_of_the_player_and_the_next_only(
 ) -> None:
     """R5: a card played inside a trick changes the hands of who played it and of who
     plays next (their legal cards); the others get the seats, the trick and their
-    status line, not the earlier tricks, the scores or their hand again."""
+    status line, not the earlier tricks, the scores or their hand again; nobody's
+    controls change (no phase changes)."""
     table, users = started_table(4, ghost=False, seed=12)
     rng = random.Random(12)
     while table.phase != Table.Phase.PLAYING:
@@ -157,7 +158,32 @@ def test_a_play_inside_a_trick_pushes_the_hands_of_the_player_and_the_next_only(
     for user in users:
         got = regions[broadcast.user_group(table.pk, user.pk)]
         if user.pk in (player.user_id, next_player.user_id):
-            assert got == ["seats", "trick", "status", "hand", "controls"], user.username
+            assert got == ["seats", "trick", "status", "hand"], user.username
+        else:
+            assert got == ["seats", "trick", "status"], user.username
+
+
+def test_a_bid_pushes_the_bidders_controls_and_nobodys_hand(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    """R4: a bid that is not the last changes the seat list (who has bid), every
+    status line, and the bidder's controls (its bid buttons go); no hand changes."""
+    table, users = started_table(4, ghost=False, seed=12)
+    state = load_state(table)
+    bidder = next(seat for seat in state.seats if seat.pk not in state.bids)
+    layer = Recorder()
+    every_seat_watching(table)
+    with (
+        mock.patch.object(broadcast, "get_channel_layer", return_value=layer),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        table = actions.place_bid(bidder.user, table.pk, table.version, 1)
+    assert table.phase == Table.Phase.BIDDING
+    regions = {group: message["regions"] for group, message in layer.sent}
+    for user in users:
+        got = regions[broadcast.user_group(table.pk, user.pk)]
+        if user.pk == bidder.user_id:
+            assert got == ["seats", "trick", "status", "controls"], user.username
         else:
             assert got == ["seats", "trick", "status"], user.username
 
