@@ -23,7 +23,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
-from . import frames, presence
+from . import frames, presence, state_cache
 from .models import Seat, Table
 from .state import GameState, load_state
 
@@ -128,6 +128,7 @@ def publish(
 ) -> dict[int, str]:
     """Render the frames of ``table``'s committed version, send them; user id -> frame."""
     table_id, version = table.pk, table.version
+    kept = state is None
     if state is None:
         fresh = Table.objects.select_related("host", "cancelled_by").filter(pk=table_id).first()
         if fresh is None:
@@ -165,6 +166,9 @@ def publish(
     ]
     messages += [(user_group(table_id, uid), {"type": "table.departed"}) for uid in departed]
     send(messages)
+    if kept:
+        # Read after the commit, with what the pages now hold: the next move starts from it.
+        state_cache.keep(state)
     return rendered
 
 

@@ -23,7 +23,7 @@ from typing import Any
 from django.conf import settings
 from django.utils import translation
 
-from . import presenter, regions
+from . import parts, presenter, regions
 from .models import Seat, Table
 from .state import GameState
 
@@ -144,10 +144,31 @@ def render_frames(
                 # The context holds sentences already in words (the trick's reasons):
                 # built again in each language, never shared across languages.
                 shared_context = {**presenter.public_context(state), **PUSHED}
-                shared[language] = _render(public, shared_context)
+                shared[language] = "".join(
+                    _public_region(state, language, region, shared_context) for region in public
+                )
             own = _render_seat(state, seat, own_regions(seat, changed)) if seat_regions else ""
         frames[seat.user_id] = shared[language] + own
+    # A language nobody read this time: its pages get a snapshot when they connect
+    # again, so what was last sent in it no longer says what they hold.
+    for language, region in list(state.sent):
+        if region in public and language not in shared:
+            del state.sent[language, region]
     return frames
+
+
+def _public_region(state: GameState, language: str, region: str, context: dict[str, Any]) -> str:
+    """A public region as this move sends it: whole, or only its parts that changed
+    since the render the pages hold (games.parts), or nothing if none did."""
+    html = render_region(region, context)
+    before = state.sent.get((language, region))
+    state.sent[language, region] = html
+    if before is None:
+        return html
+    ids = parts.changed_parts(before, html)
+    if ids is None:
+        return html
+    return parts.pushed(html, ids)
 
 
 def _render_seat(state: GameState, seat: Seat, regions: tuple[str, ...] = SEAT_REGIONS) -> str:

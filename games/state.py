@@ -41,6 +41,10 @@ class GameState:
     # The seats with an open socket, when the caller has just read them
     # (games.broadcast): the seat list's online marks then cost no second read.
     online: set[int] | None = None
+    # The public regions' HTML this process last sent for the table, by (language,
+    # region): what the pages hold, so the next move can send only the parts of a
+    # region that changed (games.parts). It lives as long as this state (games.state_cache).
+    sent: dict[tuple[str, str], str] = field(default_factory=dict, repr=False)
 
     @property
     def scores(self) -> list[RoundScore]:

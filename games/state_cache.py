@@ -24,6 +24,7 @@ Only moves use it (games.actions); pages and sockets read the database.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import OrderedDict
 from datetime import datetime
@@ -71,6 +72,7 @@ def take(table: Table) -> GameState | None:
         plays=kept.plays,
         round_plays=kept.round_plays,
         _scores=kept._scores,
+        sent=kept.sent,
     )
     if state.round is not None:
         state.round.table = table
@@ -90,20 +92,21 @@ def _fresh_seats(table: Table, kept: list[Seat]) -> list[Seat] | None:
 
 def keep_on_commit(state: GameState) -> None:
     """Keep ``state`` for the table's next move, once the move that made it commits."""
+    transaction.on_commit(functools.partial(keep, state), robust=True)
+
+
+def keep(state: GameState) -> None:
+    """Keep ``state``, read or made after its version committed, for the table's next move."""
     key = _key(state.table)
     table_id = state.table.pk
-
-    def keep() -> None:
-        with _lock:
-            newer = _kept.get(table_id)
-            if newer is not None and newer[0][2:] > key[2:]:
-                return  # a later move of the table committed (and kept its state) first
-            _kept[table_id] = (key, state)
-            _kept.move_to_end(table_id)
-            while len(_kept) > MAX_TABLES:
-                _kept.popitem(last=False)
-
-    transaction.on_commit(keep, robust=True)
+    with _lock:
+        newer = _kept.get(table_id)
+        if newer is not None and newer[0][2:] > key[2:]:
+            return  # a later move of the table committed (and kept its state) first
+        _kept[table_id] = (key, state)
+        _kept.move_to_end(table_id)
+        while len(_kept) > MAX_TABLES:
+            _kept.popitem(last=False)
 
 
 def mark_changed(table_id: int) -> None:

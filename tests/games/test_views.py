@@ -52,7 +52,7 @@ def region(html: str, region_id: str) -> str:
 
 
 def seat_entry(html: str, seat: Seat) -> str:
-    match = re.search(rf'<li class="seat[^"]*" data-seat="seat-{seat.pk}">.*?</li>', html, re.S)
+    match = re.search(rf'<li [^>]*class="seat[^"]*" data-seat="seat-{seat.pk}">.*?</li>', html, re.S)
     assert match
     return match.group(0)
 

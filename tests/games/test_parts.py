@@ -1,0 +1,71 @@
+"""A public region's parts (games.parts): what a move sends when only some changed.
+
+The whole-game check (a page that swaps in every frame's regions and parts reads
+as a fresh render after every move) is in tests/games/test_frames.py; here, how a
+region is cut into parts, and that the templates' parts can be cut at all.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from games import frames, parts, presenter
+from games.state import load_state
+from games.testing.scripted import play_script, scripted_round
+
+pytestmark = pytest.mark.django_db
+
+SEATS_BEFORE = (
+    '<section id="seats" data-version="4" hx-swap-oob="morph"><h2>Players</h2><ol>'
+    '<li id="seats-seat-1" data-part data-version="4"><div><div>Ann</div></div> 3 cards</li>\n'
+    '<li id="seats-seat-2" data-part data-version="4"><div>Bob</div> 3 cards</li>'
+    "</ol></section>"
+)
+
+
+def test_a_changed_part_alone_is_sent_with_its_version_and_swapped_by_id() -> None:
+    after = SEATS_BEFORE.replace('"4"', '"5"').replace("Bob</div> 3", "Bob</div> 2")
+    assert parts.changed_parts(SEATS_BEFORE, after) == ["seats-seat-2"]
+    sent = parts.pushed(after, ["seats-seat-2"])
+    assert sent == (
+        '<li id="seats-seat-2" data-part hx-swap-oob="morph" data-version="5">'
+        "<div>Bob</div> 2 cards</li>"
+    )
+
+
+def test_a_new_version_alone_changes_no_part() -> None:
+    assert parts.changed_parts(SEATS_BEFORE, SEATS_BEFORE.replace('"4"', '"5"')) == []
+
+
+def test_a_change_around_the_parts_sends_the_whole_region() -> None:
+    after = SEATS_BEFORE.replace("<h2>Players</h2>", "<h2>Players</h2><p>Bids: 3</p>")
+    assert parts.changed_parts(SEATS_BEFORE, after) is None
+    # A part gone or a part more changes the skeleton too.
+    assert parts.changed_parts(SEATS_BEFORE, SEATS_BEFORE.replace("seats-seat-2", "x")) is None
+
+
+def test_a_part_ends_where_its_own_tag_balances_not_at_a_nested_one() -> None:
+    split = parts.split(SEATS_BEFORE)
+    assert split.parts["seats-seat-1"].endswith("<div><div>Ann</div></div> 3 cards</li>")
+    assert "data-version" not in split.skeleton + "".join(split.parts.values())
+
+
+def test_a_part_without_an_id_or_an_end_is_refused() -> None:
+    with pytest.raises(ValueError, match="no id"):
+        parts.split("<ol><li data-part>x</li></ol>")
+    with pytest.raises(ValueError, match="never closed"):
+        parts.split('<ol><li id="a" data-part>x</ol>')
+
+
+def test_every_public_region_of_a_table_in_play_cuts_into_parts() -> None:
+    """R9: the score sheet has a row per round to come, so a round's end changes one
+    row; R4: each seat of the list is a part of its own."""
+    table, _users = scripted_round([["G5"], ["G7"], ["Y3"]], bids=[0, 1, 0])
+    table = play_script(table, ["G5", "G7", "Y3"])
+    state = load_state(table)
+    context = {**presenter.public_context(state), **frames.PUSHED}
+    seats = parts.split(frames.render_region("seats", context))
+    assert sorted(seats.parts) == [f"seats-{presenter.seat_key(s.pk)}" for s in state.seats]
+    scores = parts.split(frames.render_region("scores", context))
+    rounds = [f"sheet-round-{n}" for n in range(1, 11)]
+    assert list(scores.parts) == ["round-summary", *rounds, "sheet-totals"]
