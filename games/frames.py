@@ -9,6 +9,10 @@ can drop a region older than the one on screen. Two kinds of region (see games.p
   seat: they hold nothing private.
 - SEAT regions are rendered for each seat from that seat's own context.
 
+A public region whose parts alone changed since the render the pages hold (one
+seat of the list, one round's row of the score sheet) goes as those parts only,
+each swapped by its id (games.parts).
+
 Frames are rendered where the state already is: right after a move commits, in
 the process that made it, from the state the action wrote (games.broadcast).
 The actor's own HTTP answer is the frame its socket gets, not a second render.
@@ -161,14 +165,11 @@ def _public_region(state: GameState, language: str, region: str, context: dict[s
     """A public region as this move sends it: whole, or only its parts that changed
     since the render the pages hold (games.parts), or nothing if none did."""
     html = render_region(region, context)
+    now = parts.split(html)
     before = state.sent.get((language, region))
-    state.sent[language, region] = html
-    if before is None:
-        return html
-    ids = parts.changed_parts(before, html)
-    if ids is None:
-        return html
-    return parts.pushed(html, ids)
+    state.sent[language, region] = now
+    ids = parts.changed_parts(before, now) if before is not None else None
+    return html if ids is None else parts.pushed(now, ids, state.table.version)
 
 
 def _render_seat(state: GameState, seat: Seat, regions: tuple[str, ...] = SEAT_REGIONS) -> str:

@@ -72,33 +72,19 @@ def split(html: str) -> Split:
     return Split("".join(skeleton), parts)
 
 
-def changed_parts(before: str, after: str) -> list[str] | None:
+def changed_parts(before: Split, after: Split) -> list[str] | None:
     """The ids of ``after``'s parts that differ from ``before``'s, in page order;
     None when anything else differs (the whole region must go)."""
-    old, new = split(before), split(after)
-    if old.skeleton != new.skeleton:
+    if before.skeleton != after.skeleton:
         return None
-    return [ident for ident, part in new.parts.items() if old.parts.get(ident) != part]
+    return [ident for ident, part in after.parts.items() if before.parts.get(ident) != part]
 
 
-def pushed(html: str, ids: list[str]) -> str:
-    """The parts ``ids`` of ``html`` (a rendered region), each to be swapped alone by
-    its id: as rendered (its data-version included), marked ``hx-swap-oob``."""
-    wanted = set(ids)
-    out: list[str] = []
-    at = 0
-    while (found := _PART.search(html, at)) is not None:
-        tag = found.group(1)
-        end = end_of(html, tag, found.end())
-        ident = _ID.search(found.group(0))
-        if ident is not None and ident.group(1) in wanted:
-            opening = found.group(0)
-            out.append(
-                opening.replace(" data-part", ' data-part hx-swap-oob="morph"', 1)
-                + html[found.end() : end]
-            )
-        at = end
-    return "\n".join(out)
+def pushed(region: Split, ids: list[str], version: int) -> str:
+    """The parts ``ids`` of a split region, each marked to be swapped alone by its id
+    (``hx-swap-oob``), with the ``version`` of the frame that carries it."""
+    marked = f' data-part hx-swap-oob="morph" data-version="{version}"'
+    return "\n".join(region.parts[ident].replace(" data-part", marked, 1) for ident in ids)
 
 
 _OPENING = re.compile(r"<([a-z0-9]+)\b[^>]*>")

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from . import rules
 from .compiled import CompiledRead
 from .models import Bid, HandCard, Play, Round, RoundScore, Seat, Table, Trick
+from .parts import Split
 
 GHOST = rules.GHOST
 
@@ -41,10 +42,11 @@ class GameState:
     # The seats with an open socket, when the caller has just read them
     # (games.broadcast): the seat list's online marks then cost no second read.
     online: set[int] | None = None
-    # The public regions' HTML this process last sent for the table, by (language,
-    # region): what the pages hold, so the next move can send only the parts of a
-    # region that changed (games.parts). It lives as long as this state (games.state_cache).
-    sent: dict[tuple[str, str], str] = field(default_factory=dict, repr=False)
+    # The public regions this process last sent for the table, by (language, region),
+    # split into their parts: what the pages hold, so the next move can send only the
+    # parts of a region that changed (games.parts). It lives as long as this state
+    # (games.state_cache).
+    sent: dict[tuple[str, str], Split] = field(default_factory=dict, repr=False)
 
     @property
     def scores(self) -> list[RoundScore]:

@@ -1,7 +1,8 @@
 /* The live table's small helpers around htmx's ws extension (no inline script: CSP).
  *
  * 1. Never go back: every region root carries data-version (the chat log
- *    data-chat, its newest message). A swap that would replace a region with an
+ *    data-chat, its newest message), and so does each part of a region that a
+ *    frame may carry alone (games/parts.py: a seat, a row of the score sheet). A swap that would replace a region with an
  *    older one (an HTTP answer overtaken by a socket push, or frames that
  *    crossed) is skipped, so regions may arrive in any order.
  * 2. Gap healing: when a pushed message jumps more than one version ahead of

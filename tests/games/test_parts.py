@@ -24,9 +24,9 @@ SEATS_BEFORE = (
 
 
 def test_a_changed_part_alone_is_sent_with_its_version_and_swapped_by_id() -> None:
-    after = SEATS_BEFORE.replace('"4"', '"5"').replace("Bob</div> 3", "Bob</div> 2")
-    assert parts.changed_parts(SEATS_BEFORE, after) == ["seats-seat-2"]
-    sent = parts.pushed(after, ["seats-seat-2"])
+    after = parts.split(SEATS_BEFORE.replace('"4"', '"5"').replace("Bob</div> 3", "Bob</div> 2"))
+    assert parts.changed_parts(parts.split(SEATS_BEFORE), after) == ["seats-seat-2"]
+    sent = parts.pushed(after, ["seats-seat-2"], 5)
     assert sent == (
         '<li id="seats-seat-2" data-part hx-swap-oob="morph" data-version="5">'
         "<div>Bob</div> 2 cards</li>"
@@ -34,14 +34,17 @@ def test_a_changed_part_alone_is_sent_with_its_version_and_swapped_by_id() -> No
 
 
 def test_a_new_version_alone_changes_no_part() -> None:
-    assert parts.changed_parts(SEATS_BEFORE, SEATS_BEFORE.replace('"4"', '"5"')) == []
+    before, after = parts.split(SEATS_BEFORE), parts.split(SEATS_BEFORE.replace('"4"', '"5"'))
+    assert parts.changed_parts(before, after) == []
 
 
 def test_a_change_around_the_parts_sends_the_whole_region() -> None:
+    before = parts.split(SEATS_BEFORE)
     after = SEATS_BEFORE.replace("<h2>Players</h2>", "<h2>Players</h2><p>Bids: 3</p>")
-    assert parts.changed_parts(SEATS_BEFORE, after) is None
+    assert parts.changed_parts(before, parts.split(after)) is None
     # A part gone or a part more changes the skeleton too.
-    assert parts.changed_parts(SEATS_BEFORE, SEATS_BEFORE.replace("seats-seat-2", "x")) is None
+    gone = parts.split(SEATS_BEFORE.replace("seats-seat-2", "x"))
+    assert parts.changed_parts(before, gone) is None
 
 
 def test_a_part_ends_where_its_own_tag_balances_not_at_a_nested_one() -> None:

@@ -52,7 +52,8 @@ def region(html: str, region_id: str) -> str:
 
 
 def seat_entry(html: str, seat: Seat) -> str:
-    match = re.search(rf'<li [^>]*class="seat[^"]*" data-seat="seat-{seat.pk}">.*?</li>', html, re.S)
+    entry = rf'<li [^>]*class="seat[^"]*" data-seat="seat-{seat.pk}">.*?</li>'
+    match = re.search(entry, html, re.S)
     assert match
     return match.group(0)
 
