@@ -49,9 +49,16 @@ STATUS_REGIONS: tuple[str, ...] = ("status",)
 def public_regions_after_move(state: GameState) -> tuple[str, ...]:
     """The public regions a bid, a play or "next trick" changes."""
     regions = MOVE_REGIONS
-    if state.loaded_at[2:] != state.where[2:]:
-        regions += ("tricks-history",)  # another trick is on the table (or none)
     table = state.table
+    trick_complete = state.phase_changed and table.phase in (
+        table.Phase.TRICK_DONE,
+        table.Phase.ROUND_DONE,
+    )
+    if state.loaded_at[2:] != state.where[2:] or trick_complete:
+        # Another trick is on the table (or none); or the one on it is complete, which
+        # can decide whether an earlier trick's bonus still counts (R9: can its winner
+        # still make their bid?). Mostly only parts of the panel change (games.parts).
+        regions += ("tricks-history",)
     if state.phase_changed and (table.is_over or table.phase == table.Phase.ROUND_DONE):
         regions += ("scores",)
     return regions
