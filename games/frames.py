@@ -41,6 +41,8 @@ ALL_REGIONS: tuple[str, ...] = tuple(r for r in regions.TEMPLATES if r not in ("
 #: begins, the scores only when a round ends (see public_regions_after_move).
 MOVE_REGIONS: tuple[str, ...] = ("seats", "trick")
 CHAT_REGIONS: tuple[str, ...] = ("chat-log",)
+#: The public regions made of parts (games.parts): the others always go whole.
+PARTED_REGIONS: tuple[str, ...] = ("seats", "scores", "tricks-history")
 #: A seat's own regions that every move changes: its status line says whose move it is.
 #: Its hand and controls change only for the seats own_regions_after_move names.
 STATUS_REGIONS: tuple[str, ...] = ("status",)
@@ -50,15 +52,8 @@ def public_regions_after_move(state: GameState) -> tuple[str, ...]:
     """The public regions a bid, a play or "next trick" changes."""
     regions = MOVE_REGIONS
     table = state.table
-    trick_complete = state.phase_changed and table.phase in (
-        table.Phase.TRICK_DONE,
-        table.Phase.ROUND_DONE,
-    )
-    if state.loaded_at[2:] != state.where[2:] or trick_complete:
-        # Another trick is on the table (or none); or the one on it is complete, which
-        # can decide whether an earlier trick's bonus still counts (R9: can its winner
-        # still make their bid?). Mostly only parts of the panel change (games.parts).
-        regions += ("tricks-history",)
+    if state.loaded_at[2:] != state.where[2:]:
+        regions += ("tricks-history",)  # another trick is on the table (or none)
     if state.phase_changed and (table.is_over or table.phase == table.Phase.ROUND_DONE):
         regions += ("scores",)
     return regions
@@ -172,6 +167,8 @@ def _public_region(state: GameState, language: str, region: str, context: dict[s
     """A public region as this move sends it: whole, or only its parts that changed
     since the render the pages hold (games.parts), or nothing if none did."""
     html = render_region(region, context)
+    if region not in PARTED_REGIONS:
+        return html
     now = parts.split(html)
     before = state.sent.get((language, region))
     state.sent[language, region] = now

@@ -163,9 +163,9 @@ def hand_button(code: str, playable: bool, needs_choice: bool) -> SafeString:
     """
     face = card(code)
     if not playable:
+        # Disabled, and in no form (the playable ones name theirs): no type needed.
         return format_html(
-            '<button type="button" id="play-{}" class="card-button" disabled aria-label="{}">'
-            "{}</button>",
+            '<button id="play-{}" class="card-button" disabled aria-label="{}">{}</button>',
             code,
             _("%(name)s (not playable now)") % {"name": card_name(code)},
             face,

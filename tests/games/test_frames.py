@@ -53,6 +53,13 @@ def _own_regions_fresh(table: Table) -> dict[int, dict[str, str]]:
     return regions
 
 
+#: The earlier tricks say whether each trick's bonus still counts (R9: can its winner
+#: still make their bid?), which the trick that just completed can change; the panel
+#: is pushed with the next trick only, so until then that sentence may read as before.
+#: (Pushing it on every trick's end re-sends each such trick whole, about 1.6 KB.)
+STALE_UNTIL_NEXT_TRICK = ("tricks-history",)
+
+
 def _public_fresh(state: Any) -> dict[str, parts.Split]:
     """Each public region rendered from ``state``, split into its parts (versions left out)."""
     context = {**presenter.public_context(state), **frames.PUSHED}
@@ -146,6 +153,8 @@ def test_frames_from_the_actions_state_equal_a_fresh_read_after_every_move(
                 _swap(pages[user.pk], message["html"])
                 fresh_public = _public_fresh(state)
                 for region in frames.PUBLIC_REGIONS:
+                    if region in STALE_UNTIL_NEXT_TRICK:
+                        continue
                     assert pages[user.pk][region] == fresh_public[region], (
                         f"move {moves}: {user.username}'s {region}"
                     )

@@ -7,6 +7,8 @@ region is cut into parts, and that the templates' parts can be cut at all.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from games import frames, parts, presenter
@@ -71,4 +73,11 @@ def test_every_public_region_of_a_table_in_play_cuts_into_parts() -> None:
     assert sorted(seats.parts) == [f"seats-{presenter.seat_key(s.pk)}" for s in state.seats]
     scores = parts.split(frames.render_region("scores", context))
     rounds = [f"sheet-round-{n}" for n in range(1, 11)]
-    assert list(scores.parts) == ["round-summary", *rounds, "sheet-totals"]
+    assert list(scores.parts) == ["round-summary", "sheet-empty", *rounds, "sheet-totals"]
+    # Only the regions frames.PARTED_REGIONS names are cut into parts.
+    for region in set(frames.PUBLIC_REGIONS) - set(frames.PARTED_REGIONS):
+        assert "data-part" not in frames.render_region(region, context), region
+    # A part is swapped by its id: no id may be there twice.
+    html = "".join(frames.render_region(r, context) for r in frames.PUBLIC_REGIONS)
+    ids = re.findall(r'\sid="([^"]+)"', html)
+    assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
