@@ -84,15 +84,48 @@ LOCKED_TABLE = CompiledRead(
 )
 
 
-def _lock(table_id: int) -> Table:
+#: A move's lock and its seats in one statement: the seats (with their users) joined to
+#: the table, whose row alone is locked. Every change of the seats also moves the
+#: table's version on, so seats read with a table that has to wait for its lock are
+#: only used with that table's new version, which the move's own version is then
+#: refused against (409).
+LOCKED_SEATS = CompiledRead(
+    Seat,
+    lambda table_id: (
+        Seat.objects.filter(table_id=table_id)
+        .select_related("table", "user")
+        .order_by("position")
+        .select_for_update(no_key=True, of=("table",))
+    ),
+)
+
+
+def _table_key(table_id: Any) -> int:
     try:
         key = int(table_id)
     except (ValueError, TypeError, OverflowError):
         raise ActionError(_("There is no such table."), 404) from None
-    found = LOCKED_TABLE.read(key) if 0 < key <= MAX_DB_ID else []
+    if not 0 < key <= MAX_DB_ID:
+        raise ActionError(_("There is no such table."), 404)
+    return key
+
+
+def _lock(table_id: int) -> Table:
+    found = LOCKED_TABLE.read(_table_key(table_id))
     if not found:
         raise ActionError(_("There is no such table."), 404)
     return found[0]
+
+
+def _lock_with_seats(table_id: int) -> tuple[Table, list[Seat]]:
+    """The locked table and its seats, in one read (a table with no seat: two)."""
+    seats = LOCKED_SEATS.read(_table_key(table_id))
+    if not seats:
+        return _lock(table_id), []
+    table = seats[0].table
+    for seat in seats:
+        seat.table = table
+    return table, seats
 
 
 def _seat(table: Table, user: Any, state: GameState | None = None) -> Seat:
@@ -145,10 +178,10 @@ def _bump_move(state: GameState) -> Table:
     return table
 
 
-def _game_state(table: Table) -> GameState:
-    """The game of the locked ``table``: as this process's last move of it left it
-    (games.state_cache), else read."""
-    return state_cache.take(table) or load_state(table)
+def _game_state(table: Table, seats: list[Seat]) -> GameState:
+    """The game of the locked ``table`` (its ``seats`` just read with the lock): as
+    this process's last move of it left it (games.state_cache), else read."""
+    return state_cache.take(table, seats) or load_state(table, seats)
 
 
 def _save_version(table: Table, fields: tuple[str, ...] | None = None, **changes: Any) -> None:
@@ -350,8 +383,8 @@ def _begin_round(table: Table, number: int) -> None:
 
 @_atomic_action
 def place_bid(user: Any, table_id: int, version: int, value: int) -> Table:
-    table = _lock(table_id)
-    state = _game_state(table)
+    table, seats = _lock_with_seats(table_id)
+    state = _game_state(table, seats)
     seat = _seat(table, user, state)
     _check_playing(table, Table.Phase.BIDDING)
     assert state.round is not None
@@ -379,8 +412,8 @@ def place_bid(user: Any, table_id: int, version: int, value: int) -> Table:
 
 @_atomic_action
 def play_card(user: Any, table_id: int, version: int, card: str, tigress_as: str = "") -> Table:
-    table = _lock(table_id)
-    state = _game_state(table)
+    table, seats = _lock_with_seats(table_id)
+    state = _game_state(table, seats)
     seat = _seat(table, user, state)
     _check_version(table, version)
     _check_playing(table, Table.Phase.PLAYING)
@@ -423,8 +456,8 @@ def preselect_card(
     version stays: nobody's open form goes stale. Only the chooser's own regions
     are pushed. Whether the card is legal is decided when the turn comes (R5).
     """
-    table = _lock(table_id)
-    state = _game_state(table)
+    table, seats = _lock_with_seats(table_id)
+    state = _game_state(table, seats)
     seat = _seat(table, user, state)
     if table.status != Table.Status.PLAYING or table.phase not in (
         Table.Phase.PLAYING,
@@ -576,21 +609,23 @@ def _score_round(state: GameState) -> None:
 # -- the host moves the table on (R11) -----------------------------------------------
 
 
-def _lock_for_host(user: Any, table_id: int, version: int, phase: str) -> Table:
-    """Lock the table for its host, at the version they saw, in the phase they confirm."""
-    table = _lock(table_id)
-    _seat(table, user)
+def _lock_for_host(user: Any, table_id: int, version: int, phase: str) -> tuple[Table, list[Seat]]:
+    """Lock the table for its host, at the version they saw, in the phase they confirm;
+    with its seats."""
+    table, seats = _lock_with_seats(table_id)
+    if not any(seat.user_id == user.pk for seat in seats):
+        raise ActionError(_("You are not seated at this table."), 403)
     if table.host_id != user.pk:
         raise ActionError(_("Only the host moves the table on; please wait for them."), 403)
     _check_version(table, version)
     _check_playing(table, phase)
-    return table
+    return table, seats
 
 
 @_atomic_action
 def next_trick(user: Any, table_id: int, version: int) -> Table:
-    table = _lock_for_host(user, table_id, version, Table.Phase.TRICK_DONE)
-    state = _game_state(table)
+    table, seats = _lock_for_host(user, table_id, version, Table.Phase.TRICK_DONE)
+    state = _game_state(table, seats)
     assert state.round is not None and state.trick is not None
     previous = state.trick
     trick = insert(
@@ -604,7 +639,7 @@ def next_trick(user: Any, table_id: int, version: int) -> Table:
 
 @_atomic_action
 def next_round(user: Any, table_id: int, version: int) -> Table:
-    table = _lock_for_host(user, table_id, version, Table.Phase.ROUND_DONE)
+    table, _seats = _lock_for_host(user, table_id, version, Table.Phase.ROUND_DONE)
     _begin_round(table, table.round_number + 1)
     return _bump(table)
 

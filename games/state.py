@@ -176,12 +176,13 @@ class GameState:
         )
 
 
-def load_state(table: Table) -> GameState:
-    """Everything a move needs, in at most 6 queries whatever the table size.
+def load_state(table: Table, seats: list[Seat] | None = None) -> GameState:
+    """Everything a move needs, in at most 6 queries whatever the table size (5 with
+    ``seats``, the table's seats already read).
 
     The scores are one query more, made only when something reads them.
     """
-    state = _read_state(table)
+    state = _read_state(table, seats)
     state.loaded_at = state.where
     return state
 
@@ -211,8 +212,9 @@ PLAYS = CompiledRead(
 )
 
 
-def _read_state(table: Table) -> GameState:
-    seats = SEATS.read(table.pk)
+def _read_state(table: Table, seats: list[Seat] | None = None) -> GameState:
+    if seats is None:
+        seats = SEATS.read(table.pk)
     for seat in seats:
         seat.table = table  # the table row the caller holds (locked, for an action)
     state = GameState(table=table, seats=seats)

@@ -49,8 +49,9 @@ def _key(table: Table) -> Key:
     return (table.created_at, table.seed, table.version, table.revision)
 
 
-def take(table: Table) -> GameState | None:
+def take(table: Table, seats: list[Seat] | None = None) -> GameState | None:
     """The game of the locked ``table`` as its last move here left it, or None.
+    ``seats``: the table's seats as just read (None: read them here).
 
     The state returned belongs to the caller: it is no longer kept.
     """
@@ -59,7 +60,7 @@ def take(table: Table) -> GameState | None:
     if entry is None or entry[0] != _key(table):
         return None
     kept = entry[1]
-    seats = _fresh_seats(table, kept.seats)
+    seats = _fresh_seats(table, kept.seats, seats)
     if seats is None:
         return None
     state = GameState(
@@ -80,9 +81,11 @@ def take(table: Table) -> GameState | None:
     return state
 
 
-def _fresh_seats(table: Table, kept: list[Seat]) -> list[Seat] | None:
-    """The table's seats read again (names, languages), None if they are not the same seats."""
-    seats = SEATS.read(table.pk)
+def _fresh_seats(table: Table, kept: list[Seat], seats: list[Seat] | None) -> list[Seat] | None:
+    """The table's seats as read again (names, languages; None: read them here), None if
+    they are not the same seats."""
+    if seats is None:
+        seats = SEATS.read(table.pk)
     if [seat.pk for seat in seats] != [seat.pk for seat in kept]:
         return None
     for seat in seats:

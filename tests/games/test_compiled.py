@@ -73,6 +73,24 @@ def test_select_related_users_come_with_the_seats_without_a_query(
     ]
 
 
+def test_the_lock_with_the_seats_gives_the_orms_rows_in_one_query(
+    django_assert_num_queries,
+) -> None:
+    """A move's lock reads the seats and their users with the table (games.actions)."""
+    table = a_game_in_its_third_round()
+    with transaction.atomic():
+        with django_assert_num_queries(1):
+            locked, seats = actions._lock_with_seats(table.pk)
+            names = [seat.user.username for seat in seats]
+        through_the_orm = list(actions.LOCKED_SEATS.build(table.pk))
+    assert [fields(seat) for seat in seats] == [fields(seat) for seat in through_the_orm]
+    assert fields(locked) == fields(Table.objects.get(pk=table.pk))
+    assert all(seat.table is locked for seat in seats)
+    assert names == [
+        seat.user.username for seat in Seat.objects.filter(table=table).order_by("position")
+    ]
+
+
 def test_rows_read_compiled_save_like_any_other() -> None:
     # An action changes what it read (a hand card played): the instance must save.
     table = a_game_in_its_third_round()

@@ -25,23 +25,25 @@ pytestmark = pytest.mark.django_db
 
 PLAYERS = pytest.mark.parametrize("players", [3, 8])
 
-# savepoint, lock, load_state (5: seats with users, round, hand cards, bids, tricks),
-# insert bid, update table, release
-PLACE_BID = 10
+# savepoint, lock with the seats and their users, load_state's other reads (4: round,
+# hand cards, bids, tricks), insert bid, update table, release
+PLACE_BID = 9
 # + the insert of trick 1 (led by the round's opener)
-PLACE_LAST_BID = 11
-# savepoint, lock, load_state (6: + plays of the current trick), update hand card,
-# insert play, update table, release
-PLAY_CARD = 12
+PLACE_LAST_BID = 10
+# savepoint, lock with the seats, load_state's other reads (5: + plays of the current
+# trick), update hand card, insert play, update table, release
+PLAY_CARD = 11
 PLAY_CARD_CLOSING_TRICK = PLAY_CARD + 1  # + update trick
 # + update trick, read the scores so far, insert the round's scores (one query)
 PLAY_CARD_CLOSING_ROUND = PLAY_CARD + 3
 LOAD_STATE_BIDDING = 5
 LOAD_STATE_PLAYING = 6
-# savepoint, lock, seat, load_state (6), insert trick, update table, release
-NEXT_TRICK = 12
-# savepoint, lock, seat, seats, insert round, insert hand cards (one query), update table, release
-NEXT_ROUND = 8
+# savepoint, lock with the seats, load_state's other reads (5), insert trick, update
+# table, release
+NEXT_TRICK = 10
+# savepoint, lock with the seats, seats (the deal's), insert round, insert hand cards
+# (one query), update table, release
+NEXT_ROUND = 7
 
 
 def in_round_two(players: int) -> tuple[Table, list[Any]]:

@@ -23,10 +23,10 @@ from .helpers import bid_all, fresh, started_table
 
 pytestmark = pytest.mark.django_db
 
-# savepoint, lock, seats (read again: names and languages), update hand card, insert
-# play, update table, release: the round's rows come from memory.
-PLAY_CARD_KEPT = 7
-PLAY_CARD_READ = 12  # tests/games/test_queries.py: the same play reading the game
+# savepoint, lock with the seats (read again: names and languages), update hand card,
+# insert play, update table, release: the round's rows come from memory.
+PLAY_CARD_KEPT = 6
+PLAY_CARD_READ = 11  # tests/games/test_queries.py: the same play reading the game
 
 
 @pytest.fixture(autouse=True)
@@ -111,8 +111,8 @@ def _spy_on_states() -> tuple[list[Any], Any]:
     used: list[Any] = []
     real = actions._game_state
 
-    def spy(locked: Table) -> Any:
-        state = real(locked)
+    def spy(locked: Table, seats: list[Any]) -> Any:
+        state = real(locked, seats)
         used.append(state)
         return state
 

@@ -95,9 +95,9 @@ def test_r4_a_bid_that_lost_the_race_to_its_twin_is_a_409_without_an_error_log(
     actions.place_bid(users[0], table.pk, table.version, 0)
     real_load_state = actions.load_state
 
-    def without_bids(locked: Table) -> Any:
+    def without_bids(locked: Table, seats: Any = None) -> Any:
         # As if the twin request's bid had been committed after this one's checks.
-        state = real_load_state(locked)
+        state = real_load_state(locked, seats)
         state.bids = {}
         return state
 
