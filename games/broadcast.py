@@ -134,6 +134,7 @@ def publish(
         if fresh is None:
             return {}
         state = load_state(fresh)
+        state.sent = state_cache.sent_before(fresh)
     # Only the seats that watch: a socket opened later reads a full snapshot.
     listening = presence.listening_seats(seat.pk for seat in state.seats)
     users = None

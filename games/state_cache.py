@@ -33,6 +33,7 @@ from django.db import transaction
 from django.db.models import F
 
 from .models import Seat, Table
+from .parts import Split
 from .state import SEATS, GameState
 
 #: Tables kept per process (the least recently moved are dropped first). A state of
@@ -91,6 +92,20 @@ def _fresh_seats(table: Table, kept: list[Seat], seats: list[Seat] | None) -> li
     for seat in seats:
         seat.table = table
     return seats
+
+
+def sent_before(table: Table) -> dict[tuple[str, str], Split]:
+    """What this process last sent of ``table``'s public regions, if that was the version
+    just before ``table``'s (games.parts): a move that reads its game again after the
+    commit (a new deal) still sends only the parts that changed. Else nothing."""
+    with _lock:
+        entry = _kept.get(table.pk)
+    if entry is None:
+        return {}
+    (created_at, seed, version, _revision), kept = entry
+    if (created_at, seed, version + 1) != (table.created_at, table.seed, table.version):
+        return {}
+    return dict(kept.sent)
 
 
 def keep_on_commit(state: GameState) -> None:
