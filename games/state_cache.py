@@ -13,12 +13,15 @@ instead of reading it, when the locked table row says nothing changed since:
   means equal rows, whichever process wrote them;
 - the table's ``created_at`` and ``seed`` are part of the key too: a test
   database may hand out a deleted table's id again;
-- the seats and their users are read again on every move (one query): a name
-  or a language changed in an account shows at once;
+- the seats and their users are read again on every move (with the table's lock,
+  games.actions.LOCKED_SEATS): a name or a language changed in an account shows
+  at once;
 - a state is taken out while a move uses it and put back only once that move
   has committed, so a move that fails (or is refused) leaves nothing behind,
   and two threads never share one.
 
+The state also keeps what this process last sent of the table's public regions
+(``GameState.sent``, games.parts), so the next move sends only what changed.
 Only moves use it (games.actions); pages and sockets read the database.
 """
 
