@@ -128,7 +128,7 @@ def publish(
 ) -> dict[int, str]:
     """Render the frames of ``table``'s committed version, send them; user id -> frame."""
     table_id, version = table.pk, table.version
-    kept = state is None
+    read_again = state is None
     if state is None:
         fresh = Table.objects.select_related("host", "cancelled_by").filter(pk=table_id).first()
         if fresh is None:
@@ -167,7 +167,7 @@ def publish(
     ]
     messages += [(user_group(table_id, uid), {"type": "table.departed"}) for uid in departed]
     send(messages)
-    if kept:
+    if read_again:
         # Read after the commit, with what the pages now hold: the next move starts from it.
         state_cache.keep(state)
     return rendered

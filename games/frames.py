@@ -51,9 +51,9 @@ STATUS_REGIONS: tuple[str, ...] = ("status",)
 def public_regions_after_move(state: GameState) -> tuple[str, ...]:
     """The public regions a bid, a play or "next trick" changes."""
     regions = MOVE_REGIONS
-    table = state.table
     if state.loaded_at[2:] != state.where[2:]:
         regions += ("tricks-history",)  # another trick is on the table (or none)
+    table = state.table
     if state.phase_changed and (table.is_over or table.phase == table.Phase.ROUND_DONE):
         regions += ("scores",)
     return regions
@@ -65,10 +65,10 @@ def own_regions_after_move(state: GameState) -> dict[int, tuple[str, ...]] | Non
     Every seat's status line changes (whose move it is). Its hand changes when it
     plays (its own card, or the one it chose in advance) or when its turn to play
     comes: legality and "why not" are shown on your turn only (R5); a bid (R4) leaves
-    every hand as it was. Every hand changes with a new
-    deal, when the tricks start (the next-card choice appears) or when the game
-    ends. Its controls change with its own bid (the bid buttons go) and with any
-    change of phase (the host's "Next trick", the others' "Waiting for the host");
+    every hand as it was. Every hand changes with a new deal, when the tricks start
+    (the next-card choice appears) or when the game ends. Its controls change with
+    its own bid (the bid buttons go) and with any change of phase (the host's "Next
+    trick", the others' "Waiting for the host");
     a card played inside a trick changes nobody's controls. The pages carry the
     regions left out on to the new version (static/js/live.js), and
     tests/games/test_frames.py checks after whole games that each one left out reads
