@@ -128,9 +128,10 @@ def _lock_with_seats(table_id: int) -> tuple[Table, list[Seat]]:
     return table, seats
 
 
-def _seat(table: Table, user: Any, state: GameState | None = None) -> Seat:
-    if state is not None:
-        seat = state.seat_of(user.pk)
+def _seat(table: Table, user: Any, seats: list[Seat] | None = None) -> Seat:
+    """``user``'s seat at ``table``: from ``seats`` when the table's are at hand, else read."""
+    if seats is not None:
+        seat = next((seat for seat in seats if seat.user_id == user.pk), None)
     else:
         seat = Seat.objects.filter(table=table, user_id=user.pk).first()
     if seat is None:
@@ -385,7 +386,7 @@ def _begin_round(table: Table, number: int) -> None:
 def place_bid(user: Any, table_id: int, version: int, value: int) -> Table:
     table, seats = _lock_with_seats(table_id)
     state = _game_state(table, seats)
-    seat = _seat(table, user, state)
+    seat = _seat(table, user, state.seats)
     _check_playing(table, Table.Phase.BIDDING)
     assert state.round is not None
     # Bids are simultaneous (R4): another player's bid does not make yours stale,
@@ -414,7 +415,7 @@ def place_bid(user: Any, table_id: int, version: int, value: int) -> Table:
 def play_card(user: Any, table_id: int, version: int, card: str, tigress_as: str = "") -> Table:
     table, seats = _lock_with_seats(table_id)
     state = _game_state(table, seats)
-    seat = _seat(table, user, state)
+    seat = _seat(table, user, state.seats)
     _check_version(table, version)
     _check_playing(table, Table.Phase.PLAYING)
     if state.seat_to_play() != seat:
@@ -458,7 +459,7 @@ def preselect_card(
     """
     table, seats = _lock_with_seats(table_id)
     state = _game_state(table, seats)
-    seat = _seat(table, user, state)
+    seat = _seat(table, user, state.seats)
     if table.status != Table.Status.PLAYING or table.phase not in (
         Table.Phase.PLAYING,
         Table.Phase.TRICK_DONE,
@@ -613,8 +614,7 @@ def _lock_for_host(user: Any, table_id: int, version: int, phase: str) -> tuple[
     """Lock the table for its host, at the version they saw, in the phase they confirm;
     with its seats."""
     table, seats = _lock_with_seats(table_id)
-    if not any(seat.user_id == user.pk for seat in seats):
-        raise ActionError(_("You are not seated at this table."), 403)
+    _seat(table, user, seats)
     if table.host_id != user.pk:
         raise ActionError(_("Only the host moves the table on; please wait for them."), 403)
     _check_version(table, version)

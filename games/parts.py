@@ -21,6 +21,7 @@ end tag that balances it. tests/games/test_parts.py checks every region's parts.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -37,9 +38,14 @@ class Split:
     parts: dict[str, str]
 
 
+@functools.cache
+def _opening(tag: str) -> re.Pattern[str]:
+    return re.compile(rf"<{tag}[\s>]")
+
+
 def end_of(html: str, tag: str, start: int) -> int:
     """Where the element whose opening tag ends at ``start`` closes (after its end tag)."""
-    opening, closing = re.compile(rf"<{tag}[\s>]"), f"</{tag}>"
+    opening, closing = _opening(tag), f"</{tag}>"
     depth, at = 1, start
     while depth:
         close = html.find(closing, at)
