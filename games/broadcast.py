@@ -174,12 +174,17 @@ def publish(
 
 
 def send(messages: list[tuple[str, dict[str, Any]]]) -> None:
-    """group_send each (group, message), all in one hop to the event loop."""
+    """group_send each (group, message): from this thread when the layer can
+    (config.channel_layers), else all in one hop to the event loop."""
     layer = get_channel_layer()
     if layer is None or not messages:
         return
     try:
-        async_to_sync(_send_all)(layer, messages)
+        publish_many = getattr(layer, "publish_many", None)
+        if publish_many is not None:
+            publish_many(messages)
+        else:
+            async_to_sync(_send_all)(layer, messages)
     except Exception:
         # The move is committed; a lost push is healed by the next snapshot
         # (sockets reconnect and resync), so a broken channel layer must not
