@@ -350,8 +350,11 @@ def start_game(user: Any, table_id: int, version: int) -> Table:
     return _bump(table)
 
 
-def _begin_round(table: Table, number: int) -> None:
-    seats = list(Seat.objects.filter(table=table).order_by("position"))
+def _begin_round(table: Table, number: int, seats: list[Seat] | None = None) -> GameState:
+    """Deal round ``number`` (R2, R3); the game as dealt. ``seats``: the table's seats
+    in order, as read with the lock (None: read them here)."""
+    if seats is None:
+        seats = list(Seat.objects.filter(table=table).order_by("position"))
     humans = len(seats)
     dealer, opener = rules.dealer_and_opener(number, humans)
     seed = _round_seed(table, number)
@@ -377,6 +380,13 @@ def _begin_round(table: Table, number: int) -> None:
     HandCard.objects.bulk_create(rows)
     table.round_number = number
     table.phase = Table.Phase.BIDDING
+    # The new round's rows are the ones just written: the state is built from them,
+    # as state.load_state would read them (hands by seat, the ghost's under None,
+    # in deal order), so the push after the commit reads nothing again.
+    dealt = GameState(table=table, seats=seats, round=game_round)
+    for hand_card in rows:
+        dealt.hands.setdefault(hand_card.seat_id, []).append(hand_card)
+    return dealt
 
 
 # -- bidding and playing ----------------------------------------------------------
@@ -639,9 +649,18 @@ def next_trick(user: Any, table_id: int, version: int) -> Table:
 
 @_atomic_action
 def next_round(user: Any, table_id: int, version: int) -> Table:
-    table, _seats = _lock_for_host(user, table_id, version, Table.Phase.ROUND_DONE)
-    _begin_round(table, table.round_number + 1)
-    return _bump(table)
+    table, seats = _lock_for_host(user, table_id, version, Table.Phase.ROUND_DONE)
+    ended = state_cache.take(table, seats)  # the round just scored, as this process left it
+    state = _begin_round(table, table.round_number + 1, seats)
+    if ended is not None:
+        # The scores so far (the round just ended included) and what the pages hold.
+        state._scores, state.sent = ended._scores, ended.sent
+    _save_version(table)
+    # Every region of every seat changes (a new deal): pushed from this state, which
+    # the next move (a bid) takes from the cache.
+    table_changed_on_commit(table, state=state)
+    state_cache.keep_on_commit(state)
+    return table
 
 
 # -- chat (R11: seated players only) ---------------------------------------------------

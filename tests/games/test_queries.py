@@ -41,9 +41,9 @@ LOAD_STATE_PLAYING = 6
 # savepoint, lock with the seats, load_state's other reads (5), insert trick, update
 # table, release
 NEXT_TRICK = 10
-# savepoint, lock with the seats, seats (the deal's), insert round, insert hand cards
-# (one query), update table, release
-NEXT_ROUND = 7
+# savepoint, lock with the seats (the deal's too), insert round, insert hand cards (one
+# query), update table, release; the push renders the new round from these rows
+NEXT_ROUND = 6
 
 
 def in_round_two(players: int) -> tuple[Table, list[Any]]:

@@ -15,11 +15,12 @@ from unittest import mock
 
 import pytest
 
-from games import actions, rules, state_cache
+from games import actions, broadcast, presence, rules, state_cache
 from games.models import Table
 from games.state import load_state
 
 from .helpers import bid_all, fresh, started_table
+from .test_queries import NEXT_ROUND
 
 pytestmark = pytest.mark.django_db
 
@@ -207,3 +208,37 @@ def test_the_kept_game_plays_whole_rounds_as_the_database(committing: Any) -> No
         read = load_state(locked)
         assert _rows(kept) == _rows(read)
         state_cache.keep_on_commit(kept)  # put it back, as the move had
+
+
+def test_a_new_deal_is_pushed_and_kept_from_the_rows_it_wrote(
+    committing: Any, django_assert_num_queries: Any
+) -> None:
+    """R2/R3: "Next round" deals and pushes the new round to every watching seat without
+    reading the game again; the next bid runs on the dealt game as the database holds it."""
+    table, users = _in_tricks(committing, players=3)
+    while table.phase != Table.Phase.ROUND_DONE:
+        if table.phase == Table.Phase.TRICK_DONE:
+            table = _move(committing, actions.next_trick, users[0], table.pk, table.version)
+        else:
+            table = _move(committing, actions.play_card, *_play_args(table))
+    state = load_state(fresh(table))
+    for seat in state.seats:
+        presence.touch(seat.pk, f"socket-{seat.pk}")
+    sent: list[Any] = []
+    with (
+        mock.patch.object(broadcast, "send", sent.extend),
+        # the action's own queries, then the chat log the push shows (R11): nothing more
+        django_assert_num_queries(NEXT_ROUND + 1),
+        committing(execute=True),
+    ):
+        table = actions.next_round(users[0], table.pk, table.version)
+    assert len(sent) == 3 and all(m["version"] == table.version for _g, m in sent)
+    locked = fresh(table)
+    kept = state_cache.take(locked)
+    assert kept is not None
+    read = load_state(locked)
+    assert _rows(kept) == _rows(read)
+    assert read.round is not None and read.round.number == 4
+    assert [(s.pk, s.running_total) for s in kept.scores] == [
+        (s.pk, s.running_total) for s in read.scores
+    ]
