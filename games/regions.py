@@ -70,7 +70,7 @@ def environment(**options: Any) -> jinja2.Environment:
     return env
 
 
-def _template(region: str) -> jinja2.Template:
+def template(region: str) -> jinja2.Template:
     # From the environment itself: Jinja2 keeps its compiled templates (and reloads a
     # changed one when settings.DEBUG), without the backend's wrapper around each.
     environment: jinja2.Environment = engines["jinja2"].env  # type: ignore[attr-defined]
@@ -111,7 +111,7 @@ def render(region: str, context: dict[str, Any]) -> str:
     """One region's HTML from its context (a pushed region: no CSRF field, see games.frames),
     in the active language."""
     language = translation.get_language() or settings.LANGUAGE_CODE
-    return _template(region).render({**context, **_translations(language)})
+    return template(region).render({**context, **_translations(language)})
 
 
 def page_regions(context: dict[str, Any], request: HttpRequest) -> dict[str, SafeString]:
