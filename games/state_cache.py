@@ -99,8 +99,9 @@ def _fresh_seats(table: Table, kept: list[Seat], seats: list[Seat] | None) -> li
 
 def sent_before(table: Table) -> dict[tuple[str, str], Split]:
     """What this process last sent of ``table``'s public regions, if that was the version
-    just before ``table``'s (games.parts): a move that reads its game again after the
-    commit (a new deal) still sends only the parts that changed. Else nothing."""
+    just before ``table``'s (games.parts): an action that reads its game again after
+    the commit (a game cancelled in play) still sends only the parts that changed.
+    Else nothing. (A new deal pushes the state it dealt: games.actions.next_round.)"""
     with _lock:
         entry = _kept.get(table.pk)
     if entry is None:
