@@ -51,8 +51,11 @@ STATUS_REGIONS: tuple[str, ...] = ("status",)
 def public_regions_after_move(state: GameState) -> tuple[str, ...]:
     """The public regions a bid, a play or "next trick" changes."""
     regions = MOVE_REGIONS
-    if state.loaded_at[2:] != state.where[2:]:
-        regions += ("tricks-history",)  # another trick is on the table (or none)
+    if state.phase_changed:
+        # Another trick on the table (or none), or one just complete: whether each
+        # earlier trick's bonus still counts (R9) may read otherwise now. Only the
+        # parts that changed go (games.parts), mostly none.
+        regions += ("tricks-history",)
     table = state.table
     if state.phase_changed and (table.is_over or table.phase == table.Phase.ROUND_DONE):
         regions += ("scores",)

@@ -14,6 +14,10 @@ while no other process moves the table: games.state_cache). A page one version
 behind holds exactly it: every region a frame leaves out is carried on
 (static/js/live.js), and a page further behind asks for a snapshot.
 
+A part may hold parts of its own (a past trick holds the sentence saying whether
+its bonus still counts, which a later trick can change): each is kept with the
+parts inside it blanked, and a part that goes whole carries the ones inside it.
+
 Parts are found by scanning the HTML the templates made, not by parsing HTML in
 general: a part is an element whose opening tag holds `` data-part``, up to the
 end tag that balances it. tests/games/test_parts.py checks every region's parts.
@@ -23,7 +27,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 _PART = re.compile(r"<([a-z0-9]+)\b[^>]*\sdata-part(?=[\s>])[^>]*>")
 _ID = re.compile(r'\sid="([^"]+)"')
@@ -32,10 +36,13 @@ _VERSION = re.compile(r'\sdata-version="\d+"')
 
 @dataclass(frozen=True)
 class Split:
-    """A rendered region: its parts by id, and the rest with each part blanked."""
+    """A rendered region: its parts by id (each with the parts inside it blanked), and
+    the rest with each part blanked."""
 
     skeleton: str
     parts: dict[str, str]
+    #: part id -> the id of the part that holds it (parts held by the region itself: absent)
+    inside: dict[str, str] = field(default_factory=dict)
 
 
 @functools.cache
@@ -61,36 +68,70 @@ def end_of(html: str, tag: str, start: int) -> int:
 
 def split(html: str) -> Split:
     """The parts of a rendered region and its skeleton (versions left out of both)."""
-    html = _VERSION.sub("", html)
-    parts: dict[str, str] = {}
-    skeleton: list[str] = []
+    found = Split("", {}, {})
+    skeleton = _blank(_VERSION.sub("", html), found, None)
+    return Split(skeleton, found.parts, found.inside)
+
+
+def _blank(html: str, found: Split, holder: str | None) -> str:
+    """``html`` with each part in it blanked; the parts (and theirs) go into ``found``."""
+    kept: list[str] = []
     at = 0
-    while (found := _PART.search(html, at)) is not None:
-        tag = found.group(1)
-        ident = _ID.search(found.group(0))
+    while (part := _PART.search(html, at)) is not None:
+        tag = part.group(1)
+        ident = _ID.search(part.group(0))
         if ident is None:
             raise ValueError(f"a <{tag} data-part> has no id")
-        end = end_of(html, tag, found.end())
-        skeleton += [html[at : found.start()], f"\x00{ident.group(1)}\x00"]
-        parts[ident.group(1)] = html[found.start() : end]
+        name = ident.group(1)
+        end = end_of(html, tag, part.end())
+        kept += [html[at : part.start()], f"\x00{name}\x00"]
+        found.parts[name] = ""  # in page order: before the parts inside it
+        if holder is not None:
+            found.inside[name] = holder
+        found.parts[name] = part.group(0) + _blank(html[part.end() : end], found, name)
         at = end
-    skeleton.append(html[at:])
-    return Split("".join(skeleton), parts)
+    kept.append(html[at:])
+    return "".join(kept)
 
 
 def changed_parts(before: Split, after: Split) -> list[str] | None:
-    """The ids of ``after``'s parts that differ from ``before``'s, in page order;
-    None when anything else differs (the whole region must go)."""
+    """The ids of ``after``'s parts that differ from ``before``'s, in page order (a part
+    inside one that goes whole goes with it); None when anything else differs (the
+    whole region must go)."""
     if before.skeleton != after.skeleton:
         return None
-    return [ident for ident, part in after.parts.items() if before.parts.get(ident) != part]
+    changed = [ident for ident, part in after.parts.items() if before.parts.get(ident) != part]
+    going = set(changed)
+    return [ident for ident in changed if not _holders(after, ident) & going]
+
+
+def _holders(region: Split, ident: str) -> set[str]:
+    holders = set()
+    while (ident := region.inside.get(ident, "")) != "":
+        holders.add(ident)
+    return holders
 
 
 def pushed(region: Split, ids: list[str], version: int) -> str:
     """The parts ``ids`` of a split region, each marked to be swapped alone by its id
     (``hx-swap-oob``), with the ``version`` of the frame that carries it."""
     marked = f' data-part hx-swap-oob="morph" data-version="{version}"'
-    return "\n".join(region.parts[ident].replace(" data-part", marked, 1) for ident in ids)
+    return "\n".join(
+        _whole(region, ident, version).replace(" data-part", marked, 1) for ident in ids
+    )
+
+
+def _whole(region: Split, ident: str, version: int) -> str:
+    """A part with the parts inside it put back, each with ``version``."""
+    html = region.parts[ident]
+    for inner, holder in region.inside.items():
+        if holder == ident:
+            # Its first " data-part" is its own opening tag's: the rest is escaped text.
+            nested = _whole(region, inner, version).replace(
+                " data-part", f' data-part data-version="{version}"', 1
+            )
+            html = html.replace(f"\x00{inner}\x00", nested, 1)
+    return html
 
 
 _OPENING = re.compile(r"<([a-z0-9]+)\b[^>]*>")

@@ -55,6 +55,45 @@ def test_a_part_ends_where_its_own_tag_balances_not_at_a_nested_one() -> None:
     assert "data-version" not in split.skeleton + "".join(split.parts.values())
 
 
+HISTORY_BEFORE = (
+    '<section id="tricks-history" data-version="7"><ol>'
+    '<li id="past-trick-1" data-part data-version="7"><p>Trick 1: Ann wins</p>'
+    '<p id="past-trick-1-bonus" data-part data-version="7">It counts if Ann makes it.</p></li>'
+    '<li id="past-trick-2" data-part data-version="7"><p>Trick 2: Bob wins</p></li>'
+    "</ol></section>"
+)
+
+
+def test_a_part_inside_a_part_goes_alone_when_only_it_changed() -> None:
+    """R9: a later trick can change whether an earlier trick's bonus counts; that
+    sentence goes alone, not the trick's whole story."""
+    before = parts.split(HISTORY_BEFORE)
+    assert before.inside == {"past-trick-1-bonus": "past-trick-1"}
+    assert before.parts["past-trick-1"] == (
+        '<li id="past-trick-1" data-part><p>Trick 1: Ann wins</p>\x00past-trick-1-bonus\x00</li>'
+    )
+    after = parts.split(
+        HISTORY_BEFORE.replace('"7"', '"8"').replace("It counts if", "It will not count:")
+    )
+    assert parts.changed_parts(before, after) == ["past-trick-1-bonus"]
+    assert parts.pushed(after, ["past-trick-1-bonus"], 8) == (
+        '<p id="past-trick-1-bonus" data-part hx-swap-oob="morph" data-version="8">'
+        "It will not count: Ann makes it.</p>"
+    )
+
+
+def test_a_part_that_goes_whole_carries_the_parts_inside_it() -> None:
+    before = parts.split(HISTORY_BEFORE)
+    changed = HISTORY_BEFORE.replace("Trick 1: Ann", "Trick 1: Cid").replace("if Ann", "if Cid")
+    after = parts.split(changed.replace('"7"', '"8"'))
+    assert parts.changed_parts(before, after) == ["past-trick-1"]  # not its sentence again
+    assert parts.pushed(after, ["past-trick-1"], 8) == (
+        '<li id="past-trick-1" data-part hx-swap-oob="morph" data-version="8">'
+        "<p>Trick 1: Cid wins</p>"
+        '<p id="past-trick-1-bonus" data-part data-version="8">It counts if Cid makes it.</p></li>'
+    )
+
+
 def test_a_part_without_an_id_or_an_end_is_refused() -> None:
     with pytest.raises(ValueError, match="no id"):
         parts.split("<ol><li data-part>x</li></ol>")
