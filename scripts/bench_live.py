@@ -14,8 +14,9 @@ or uvicorn with ``--server uvicorn``; ``--processes N`` of them behind no proxy,
 tables spread over them, each table's players on one process as nginx routes them,
 or with ``--affinity player`` each on the next process, so that every push crosses
 processes), seats T tables of 4 players, opens every player's
-websocket exactly as the page does (session cookie, Origin), and plays real
-games through the endpoints htmx posts to: a bid read from the player's bid
+websocket exactly as the page does (session cookie, Origin), has each host start
+their game (the server deals and keeps the game, as for a table started on the
+site), and plays real games through the endpoints htmx posts to: a bid read from the player's bid
 buttons, a card read from the playable cards of the hand, the host's "Next
 trick" / "Next round". The move is chosen by the shared random-move chooser.
 Pacing as the floor's: 4 moves back to back, then 1.5 s (``--mode trick``), or
@@ -95,16 +96,33 @@ class Seated:
 
 
 def seat_tables(count: int, run: str) -> list[Seated]:
-    """``count`` started tables of 4 players (the shared factories), each with a session."""
+    """``count`` tables of 4 seated players (the shared factories), each with a session.
+
+    The host starts each game through the server (``start_game``), as their click
+    does: the server process that runs the table deals round 1 and keeps its game
+    (games.state_cache), as it would for a table started on the site.
+    """
     from games.testing import factories
 
     tables = []
     for t in range(count):
-        table, users = factories.started_table(
+        table, users = factories.seated_table(
             PLAYERS, ghost=False, seed=None, prefix=f"b{run}t{t}-"
         )
         tables.append(Seated(table.pk, 0, [factories.session_cookie(u) for u in users]))
     return tables
+
+
+async def start_game(seated: Seated, players: list[Player]) -> None:
+    """The host's "Start the game", posted as htmx posts it."""
+    host = players[seated.host_index]
+    answer = await host.client.post(
+        reverse("start_game", args=[seated.table_id]),
+        data={"version": str(host.version)},
+        headers={"HX-Request": "true", "X-CSRFToken": host.csrf},
+    )
+    answer.raise_for_status()
+    absorb(host, answer.text)
 
 
 # -- servers ------------------------------------------------------------------------------
@@ -382,6 +400,7 @@ async def run_table_stack(
             )
         everyone.append(players)
     await asyncio.gather(*(open_player(p, p.base) for players in everyone for p in players))
+    await asyncio.gather(*(start_game(s, ps) for s, ps in zip(tables, everyone, strict=True)))
     stop = asyncio.Event()
     drivers = [
         asyncio.create_task(drive_table(s, ps, stats, args.mode, stop, args.seed + n))
