@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 
-from tests.support.servers import PYTHON, ROOT
+from tests.support.servers import python_said
 
 READ_GC = """
 import gc, json
@@ -31,16 +30,7 @@ print(json.dumps({
 
 def test_a_full_collection_skips_what_the_server_loaded_at_startup() -> None:
     environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings"}
-    done = subprocess.run(
-        [PYTHON, "-c", READ_GC],
-        cwd=ROOT,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    gc_state = json.loads(done.stdout.strip().splitlines()[-1])
+    gc_state = json.loads(python_said(READ_GC, environment))
     # Loaded before the freeze: a region's compiled template, the views.
     assert not gc_state["template_walked"]
     assert not gc_state["views_walked"]

@@ -9,11 +9,10 @@ starts: importing the ASGI application is what sets it.
 from __future__ import annotations
 
 import os
-import subprocess
 
 import pytest
 
-from tests.support.servers import PYTHON, ROOT
+from tests.support.servers import python_said
 
 READ_INTERVAL = "import config.asgi, sys; print(sys.getswitchinterval())"
 
@@ -21,16 +20,7 @@ READ_INTERVAL = "import config.asgi, sys; print(sys.getswitchinterval())"
 def interval_in_server(**env: str) -> float:
     environment = {k: v for k, v in os.environ.items() if k != "GIL_SWITCH_INTERVAL_MS"}
     environment.update(DJANGO_SETTINGS_MODULE="config.settings", **env)
-    done = subprocess.run(
-        [PYTHON, "-c", READ_INTERVAL],
-        cwd=ROOT,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    return float(done.stdout.strip().splitlines()[-1])
+    return float(python_said(READ_INTERVAL, environment))
 
 
 def test_the_server_switches_threads_every_millisecond() -> None:

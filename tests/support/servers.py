@@ -103,8 +103,18 @@ def stop_process(*processes: subprocess.Popen[Any] | None) -> None:
 
 def manage(env: Mapping[str, str], *args: str, timeout: float = 180) -> str:
     """Run ``manage.py <args>`` with ``env``; its stdout, or RuntimeError with its output."""
+    return _run([PYTHON, "manage.py", *args], env, timeout, f"manage.py {args[0]}")
+
+
+def python_said(code: str, env: Mapping[str, str], timeout: float = 60) -> str:
+    """The last line ``code`` printed, run by a fresh interpreter of the project with
+    ``env``: what a server process sees as it starts."""
+    return _run([PYTHON, "-c", code], env, timeout, "python -c").strip().splitlines()[-1]
+
+
+def _run(command: list[str], env: Mapping[str, str], timeout: float, name: str) -> str:
     done = subprocess.run(
-        [PYTHON, "manage.py", *args],
+        command,
         cwd=ROOT,
         env=dict(env),
         capture_output=True,
@@ -113,9 +123,7 @@ def manage(env: Mapping[str, str], *args: str, timeout: float = 180) -> str:
         check=False,
     )
     if done.returncode != 0:
-        raise RuntimeError(
-            f"manage.py {args[0]} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
-        )
+        raise RuntimeError(f"{name} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
     return done.stdout
 
 
