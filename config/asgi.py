@@ -51,7 +51,9 @@ def _freeze_what_startup_made() -> None:
     server one came about once in 25 s and stopped the whole process for about 77 ms
     (scripts/bench_live.py at 10 tables, pauses timed with ``gc.callbacks``): every move in
     flight waited. Frozen, those objects are never walked again; what moves make is
-    collected as before.
+    collected as before. (The price: an object made at startup that later ends up in
+    an unreachable reference cycle is never freed. Startup makes what lives as long
+    as the process.)
     """
     import gc
 
