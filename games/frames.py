@@ -50,14 +50,14 @@ STATUS_REGIONS: tuple[str, ...] = ("status",)
 
 def public_regions_after_move(state: GameState) -> tuple[str, ...]:
     """The public regions a bid, a play or "next trick" changes."""
-    regions = MOVE_REGIONS
-    if state.phase_changed:
-        # Another trick on the table (or none), or one just complete: whether each
-        # earlier trick's bonus still counts (R9) may read otherwise now. Only the
-        # parts that changed go (games.parts), mostly none.
-        regions += ("tricks-history",)
+    if not state.phase_changed:
+        return MOVE_REGIONS
+    # Another trick on the table (or none), or one just complete: whether each
+    # earlier trick's bonus still counts (R9) may read otherwise now. Only the parts
+    # that changed go (games.parts), mostly none.
+    regions = (*MOVE_REGIONS, "tricks-history")
     table = state.table
-    if state.phase_changed and (table.is_over or table.phase == table.Phase.ROUND_DONE):
+    if table.is_over or table.phase == table.Phase.ROUND_DONE:
         regions += ("scores",)
     return regions
 
