@@ -18,10 +18,20 @@ them with ``async_to_sync``. A streaming response (a static file) is closed once
 it has been sent, as Django does, with a second hop.
 
 That thread comes from a pool kept for the process's requests (``REQUEST_THREADS``,
-8 by default). Each request runs whole in one of them, so what Django keeps per
+4 by default). Each request runs whole in one of them, so what Django keeps per
 thread (its database connection, given back to psycopg's pool by the
 request_finished signal) is the request's own. The pool also bounds how many
 requests run at once, below the database pool's size (DB_POOL_MAX, 20).
+
+Why 4 and not more: the request threads and the event loop share one GIL. Each
+thread that comes back from PostgreSQL or Redis waits for it, up to the switch
+interval (config/asgi.py) per wait, behind every other thread that renders; the
+more requests run at once, the longer each move's waits, and the event loop,
+which delivers the frames of the moves already made, gets a smaller share. Four
+still overlap one request's database waits with another's work. Interleaved at
+50 tables on one process (scripts/bench_live.py, three runs each, the same
+minutes): p99 130-161 ms with 4 threads against 198-424 ms with 8; 2 threads gave
+56-194 ms; at 10 tables the three were alike.
 
 What this leaves out of Django's handler: cancelling the request when the client
 disconnects while it runs (a synchronous view cannot be stopped anyway; the
@@ -42,7 +52,7 @@ from django.core.handlers.asgi import ASGIHandler, get_script_prefix
 from django.http import FileResponse, HttpResponseBase
 from django.urls import set_script_prefix
 
-REQUEST_THREADS = int(os.environ.get("REQUEST_THREADS", "8"))
+REQUEST_THREADS = int(os.environ.get("REQUEST_THREADS", "4"))
 
 
 class OneHopASGIHandler(ASGIHandler):
