@@ -10,10 +10,10 @@ It needs PostgreSQL and Redis (BENCH_DATABASE_URL, default a database
 default Redis database 9, flushed at the start: keep it for the benchmark).
 
 For each T it starts the table's server (``scripts/bench/server.py``: config.serve,
-or uvicorn with ``--server uvicorn``; ``--processes N`` of them behind no proxy,
-tables spread over them, each table's players on one process as nginx routes them,
-or with ``--affinity player`` each on the next process, so that every push crosses
-processes), seats T tables of 4 players, opens every player's
+the production server, or daphne with ``--server daphne``; ``--processes N`` of
+them behind no proxy, tables spread over them, each table's players on one
+process as nginx routes them, or with ``--affinity player`` each on the next
+process, so that every push crosses processes), seats T tables of 4 players, opens every player's
 websocket exactly as the page does (session cookie, Origin), has each host start
 their game (the server deals and keeps the game, as for a table started on the
 site), and plays real games through the endpoints htmx posts to: a bid read from the player's bid
@@ -23,7 +23,9 @@ Pacing as the floor's: 4 moves back to back, then 1.5 s (``--mode trick``), or
 no pause at all (``--mode closed``).
 
 Latency of a move: from just before its POST until the last of the table's 4
-sockets has a frame with the new version. It prints, per T, one JSON line per
+sockets has a frame with the new version, each frame stamped as it arrives, as
+the floor stamps its own (the actor's HTTP answer is timed apart: "answer").
+It prints, per T, one JSON line per
 stack and a table: p50/p95/p99/max per move kind, moves per second, the
 server's CPU ms per move, SQL statements per move (all of them, sessions
 included), push frame and POST answer sizes, errors and timeouts, and the
@@ -221,12 +223,16 @@ class Player:
     client: Any = None
     socket: Any = None
     frame_bytes: list[int] = field(default_factory=list)
+    # When this socket first held each version: stamped as the frame arrives, before
+    # it is parsed, as the floor stamps its frames (the clock is the same process's).
+    arrived: dict[int, float] = field(default_factory=dict)
 
 
 @dataclass
 class Stats:
     measuring: bool = False
     latency: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    answer_rtt: list[float] = field(default_factory=list)
     answer_bytes: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
     frame_bytes: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
     errors: dict[str, int] = field(default_factory=lambda: defaultdict(int))
@@ -263,10 +269,18 @@ async def open_player(player: Player, origin: str) -> None:
 
 async def listen(player: Player, changed: asyncio.Event) -> None:
     async for message in player.socket:
+        now = time.perf_counter()
         text = message if isinstance(message, str) else message.decode()
+        if (version := VERSION.search(text)) is not None:
+            player.arrived.setdefault(int(version.group(1)), now)
         player.frame_bytes.append(len(text.encode()))
         absorb(player, text)
         changed.set()
+
+
+def first_arrival(player: Player, version: int) -> float:
+    """When ``player``'s socket first had ``version`` or a newer one."""
+    return min(t for v, t in player.arrived.items() if v >= version)
 
 
 def next_move(players: list[Player], host: int, rng: random.Random) -> tuple[Player, Any]:
@@ -317,6 +331,7 @@ async def drive_table(
                 data=move.form(actor.version),
                 headers={"HX-Request": "true", "X-CSRFToken": actor.csrf},
             )
+            answered = time.perf_counter()
             if answer.status_code >= 400:
                 if measuring:
                     stats.errors[f"{kind} {answer.status_code}"] += 1
@@ -333,13 +348,18 @@ async def drive_table(
                     await asyncio.wait_for(changed.wait(), left)
                 except TimeoutError:
                     break
-            done = time.perf_counter()
             if measuring:
                 if min(p.version for p in players) < target:
                     stats.timeouts += 1
                 else:
+                    # As the issue and the floor define it: until the last socket had
+                    # the move's frame, whether or not the actor's answer came later.
+                    done = max(first_arrival(p, target) for p in players)
                     stats.latency[kind].append(done - started)
+                    stats.answer_rtt.append(answered - started)
                     stats.moves += 1
+            for p in players:
+                p.arrived.clear()
                 stats.answer_bytes[kind].append(len(answer.content))
                 for p, before in zip(players, sizes_before, strict=True):
                     stats.frame_bytes[kind].extend(p.frame_bytes[before:])
@@ -437,6 +457,7 @@ async def run_table_stack(
         "moves_per_s": round(stats.moves / window, 1),
         "all": summary_ms([v for vs in stats.latency.values() for v in vs]),
         "per_kind": {kind: summary_ms(vs) for kind, vs in sorted(stats.latency.items())},
+        "answer_rtt": summary_ms(stats.answer_rtt),
         "cpu_ms_per_move": round(1000 * cpu / moves, 2),
         "sql_per_move": round(queries / moves, 1),
         # -1 per server where the database has no pool (SQLite): then not measured.
@@ -494,7 +515,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tables", type=int, nargs="+", default=[1, 10])
     parser.add_argument("--processes", type=int, default=1)
-    parser.add_argument("--server", choices=("daphne", "uvicorn"), default="daphne")
+    parser.add_argument("--server", choices=("uvicorn", "daphne"), default="uvicorn")
     parser.add_argument(
         "--affinity",
         choices=("table", "player"),
@@ -541,11 +562,12 @@ def main() -> None:
             rows.append((ours, floor))
     print()
     print(
-        "| T | procs | server | ours p50 / p99 ms | floor p50 / p99 ms | p99 ratio | moves/s |"
+        "| T | procs | server | ours p50 / p99 ms | floor p50 / p99 ms | p99 ratio |"
+        " answer p50 / p99 ms (ours / floor) | moves/s |"
         " CPU ms/move (ours / floor) | SQL/move | new DB conns/move |"
         " max play frame / answer B | errors | timeouts |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for ours, floor in rows:
         frame = max(ours["frame_bytes_max"].get("play", 0), 0)
         answer = ours["answer_bytes_max"].get("play", 0)
@@ -554,6 +576,8 @@ def main() -> None:
             f"| {ours['all']['p50']} / {ours['all']['p99']} "
             f"| {floor.get('p50_ms', '-')} / {floor.get('p99_ms', '-')} "
             f"| {ratio(ours['all']['p99'], floor.get('p99_ms', float('nan')))} "
+            f"| {ours['answer_rtt']['p50']} / {ours['answer_rtt']['p99']}"
+            f" ; {floor.get('post_rtt_p50_ms', '-')} / {floor.get('post_rtt_p99_ms', '-')} "
             f"| {ours['moves_per_s']} | {ours['cpu_ms_per_move']} / {floor_cpu_ms(floor)} "
             f"| {ours['sql_per_move']} | {ours['new_db_connections_per_move']} "
             f"| {frame} / {answer} | {sum(ours['errors'].values())} | {ours['timeouts']} |"
