@@ -1,6 +1,6 @@
-"""Browser tests: real chromium (Playwright, sync API) against a real daphne.
+"""Browser tests: real chromium (Playwright, sync API) against the production server.
 
-pytest-django's live_server speaks no websocket, so this session starts daphne
+pytest-django's live_server speaks no websocket, so this session starts config.serve
 itself, on a free port, against a database of its own:
 
 - SQLite (the default): a temporary file, ``DATABASE_URL=sqlite:////tmp/.../browser.sqlite3``;
@@ -107,7 +107,7 @@ class Server:
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """daphne on a free port with a migrated database of its own and the USERS created."""
+    """config.serve on a free port with a migrated database of its own and the USERS created."""
     tmp = tmp_path_factory.mktemp("browser")
     env = {
         **os.environ,
@@ -129,7 +129,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     with scratch_database(os.environ.get("DATABASE_URL", ""), tmp, "browser", env) as db_url:
         env["DATABASE_URL"] = db_url
         port = free_port()
-        srv = Server(url=f"http://127.0.0.1:{port}", env=env, log_path=tmp / "daphne.log")
+        srv = Server(url=f"http://127.0.0.1:{port}", env=env, log_path=tmp / "server.log")
         try:
             names = ", ".join(repr(n) for n in USERS)
             srv.shell(
@@ -138,7 +138,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
                 f"for name in ({names},):\n"
                 f"    User.objects.create_user(name, password={PASSWORD!r})\n"
             )
-            srv.process = start_server(port, env, srv.log_path, daphne=True, timeout=45)
+            srv.process = start_server(port, env, srv.log_path, timeout=45)
             yield srv
         finally:
             stop_process(srv.process)
@@ -240,7 +240,7 @@ def open_player(
                 print(f"screenshot of {player.name} failed: {error}")
             if player.errors:
                 print(f"{player.name}'s browser errors:", *player.errors[-20:], sep="\n  ")
-        print("daphne log (tail):\n" + server.log_tail())
+        print("server log (tail):\n" + server.log_tail())
     for player in players:
         player.context.close()
 

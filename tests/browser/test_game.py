@@ -1,4 +1,4 @@
-"""Whole games in real browsers, one context per player, against daphne (see conftest).
+"""Whole games in real browsers, one context per player, against config.serve (see conftest).
 
 Everything is done by clicking, as a player would; pages are never reloaded
 except in the reload test, so every change a player sees on another player's

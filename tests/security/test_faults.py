@@ -1,7 +1,7 @@
-"""Faults in real processes: Redis stops mid-game, a daphne process is SIGKILLed mid-game.
+"""Faults in real processes: Redis stops mid-game, a server process is SIGKILLed mid-game.
 
 Each test runs real servers: a private redis-server on a free port (the shared
-one on 6379 is never touched), daphne processes (``python -m config.serve``)
+one on 6379 is never touched), server processes (``python -m config.serve``)
 pointed at it and at a dedicated database (``tests.support.servers.scratch_database``:
 a fresh PostgreSQL database next to DATABASE_URL's, created, migrated and dropped
 here; a temporary SQLite file when DATABASE_URL is SQLite). Players talk HTTP and websocket to those
@@ -99,9 +99,9 @@ class Services:
         out = manage(self.env, "shell", "--no-imports", "-c", code)
         return json.loads(out.strip().splitlines()[-1])
 
-    def daphne(self) -> tuple[int, subprocess.Popen, Path]:
+    def server(self) -> tuple[int, subprocess.Popen, Path]:
         port = free_port()
-        log = self.tmp / f"daphne-{port}.log"
+        log = self.tmp / f"server-{port}.log"
         process = start_server(port, self.env, log)
         self.servers.append(process)
         return port, process, log
@@ -261,7 +261,7 @@ def until_version(ws: WebSocket, version: int, timeout: float = 10) -> str:
 
 
 def test_redis_stops_mid_game(services: Services) -> None:
-    port, _process, log = services.daphne()
+    port, _process, log = services.server()
     table, players = new_game(services, "redis")
     for _ in range(4):  # both bids, then a few cards
         status, url, form = one_move(port, table, players)
@@ -309,9 +309,9 @@ def test_redis_stops_mid_game(services: Services) -> None:
         fresh.close()
 
 
-def test_daphne_killed_mid_game(services: Services) -> None:
-    first_port, first, _log = services.daphne()
-    second_port, _second, _ = services.daphne()
+def test_server_killed_mid_game(services: Services) -> None:
+    first_port, first, _log = services.server()
+    second_port, _second, _ = services.server()
     table, players = new_game(services, "kill")
     for _ in range(3):
         status, url, form = one_move(first_port, table, players)

@@ -63,18 +63,14 @@ def start_server(
     env: Mapping[str, str],
     log: Path,
     *,
-    daphne: bool = False,
     wait: bool = True,
     timeout: float = 30,
 ) -> subprocess.Popen[bytes]:
-    """``python -m config.serve`` (or plain daphne) on ``port``, output appended to ``log``.
+    """``python -m config.serve`` on ``port``, output appended to ``log``.
 
     With ``wait``, returns once the port listens (a server that does not is stopped).
     """
-    if daphne:
-        args = ["-m", "daphne", "-b", HOST, "-p", str(port), "config.asgi:application"]
-    else:
-        args = ["-m", "config.serve", "--bind", HOST, "--port", str(port)]
+    args = ["-m", "config.serve", "--bind", HOST, "--port", str(port)]
     with log.open("ab") as out:  # the child keeps its own handle
         process = subprocess.Popen(
             [PYTHON, *args], cwd=ROOT, env=dict(env), stdout=out, stderr=subprocess.STDOUT

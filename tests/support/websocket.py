@@ -1,4 +1,4 @@
-"""A minimal blocking websocket client (RFC 6455), enough to talk to daphne in tests.
+"""A minimal blocking websocket client (RFC 6455), enough to talk to the server in tests.
 
 No dependency beyond the standard library: text frames, close, ping/pong. Async
 tests call it through ``asyncio.to_thread``.
