@@ -1,6 +1,9 @@
-"""The table's server for scripts/bench_live.py: config.serve (or uvicorn), counting SQL.
+"""The table's server for scripts/bench_live.py: config.serve (or daphne), counting SQL.
 
-    python scripts/bench/server.py --port 8801 --counter FILE [--server daphne|uvicorn]
+    python scripts/bench/server.py --port 8801 --counter FILE [--server uvicorn|daphne]
+
+``uvicorn`` is the production server, config.serve; ``daphne`` serves the same
+application (config.asgi) with daphne, the server it replaced, to compare.
 
 Every SQL statement any thread of this process runs is counted (a Django
 ``execute_wrapper`` on every new connection) and written to FILE twice a second,
@@ -72,22 +75,19 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--counter", type=Path, required=True)
-    parser.add_argument("--server", choices=("daphne", "uvicorn"), default="daphne")
+    parser.add_argument("--server", choices=("uvicorn", "daphne"), default="uvicorn")
     args = parser.parse_args()
     import django
 
     django.setup()
     install_counter(args.counter)
-    if args.server == "uvicorn":
-        import uvicorn
+    if args.server == "daphne":
+        # The server this project ran before config.serve moved to uvicorn: measured
+        # against it with the same application (config.asgi).
+        from daphne.cli import CommandLineInterface
 
-        uvicorn.run(
-            "config.asgi:application",
-            host="127.0.0.1",
-            port=args.port,
-            log_level="warning",
-            ws="websockets",
-            lifespan="off",
+        CommandLineInterface().run(
+            ["-b", "127.0.0.1", "-p", str(args.port), "-v", "0", "config.asgi:application"]
         )
     else:
         from config import serve
