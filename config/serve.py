@@ -34,7 +34,6 @@ from types import FrameType
 
 import uvicorn
 
-SERVICE_RESTART = 1012  # what uvicorn's websocket protocols send on shutdown
 SHUTDOWN_GRACE = 2.0  # seconds given to consumers and requests to finish
 #: Seconds an idle keep-alive connection stays open: longer than nginx keeps its
 #: idle upstream connections (60 s), so nginx never sends a request on a
@@ -43,8 +42,6 @@ KEEP_ALIVE = 75
 #: A ping every 20 s; a socket whose pong does not come within 20 s is closed
 #: (1011), and the browser reconnects.
 PING_INTERVAL = PING_TIMEOUT = 20.0
-
-log = logging.getLogger("config.serve")
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
