@@ -358,11 +358,11 @@ async def drive_table(
                     stats.latency[kind].append(done - started)
                     stats.answer_rtt.append(answered - started)
                     stats.moves += 1
-            for p in players:
-                p.arrived.clear()
                 stats.answer_bytes[kind].append(len(answer.content))
                 for p, before in zip(players, sizes_before, strict=True):
                     stats.frame_bytes[kind].extend(p.frame_bytes[before:])
+            for p in players:
+                p.arrived.clear()
             absorb(actor, answer.text)
             made += 1
             if mode == "trick" and made % 4 == 0:
@@ -563,7 +563,7 @@ def main() -> None:
     print()
     print(
         "| T | procs | server | ours p50 / p99 ms | floor p50 / p99 ms | p99 ratio |"
-        " answer p50 / p99 ms (ours / floor) | moves/s |"
+        " answer p50 / p99 ms (ours ; floor) | moves/s |"
         " CPU ms/move (ours / floor) | SQL/move | new DB conns/move |"
         " max play frame / answer B | errors | timeouts |"
     )
