@@ -20,8 +20,9 @@ it has been sent, as Django does, with a second hop.
 That thread comes from a pool kept for the process's requests (``REQUEST_THREADS``,
 4 by default). Each request runs whole in one of them, so what Django keeps per
 thread (its database connection, given back to psycopg's pool by the
-request_finished signal) is the request's own. The pool also bounds how many
-requests run at once, below the database pool's size (DB_POOL_MAX, 20).
+request_finished signal) is the request's own. The pool (with the move thread
+below) also bounds how many requests run at once, below the database pool's size
+(DB_POOL_MAX, 20).
 
 Why 4 and not more: the request threads and the event loop share one GIL. Each
 thread that comes back from PostgreSQL or Redis waits for it, up to the switch
@@ -33,6 +34,19 @@ still overlap one request's database waits with another's work. Interleaved at
 minutes): p99 130-161 ms with 4 threads against 198-424 ms with 8; 2 threads gave
 56-194 ms; at 10 tables the three were alike.
 
+A table's own POSTs (a bid, a play, "Next trick", a chat line: ``TABLE_POST``) do
+not go to that pool but to the process's move queue (config.move_queue,
+``MOVE_THREADS`` threads): one at a time in the order they came while the load is
+light, side by side only while they queue up. A move holds the GIL for nearly all
+of its time, so moves run side by side only take turns on it and each of a burst
+finishes about when the last one does. Measured with scripts/bench_live.py, one
+process, the same minutes: at 10 tables p99 26 ms with one move thread, 78 ms with
+moves in a pool of 4 (as before); at 50 tables, where moves queue, one thread
+served 88 moves a second (p99 428 ms), a pool of 4 120 (p99 116 ms). The queue
+keeps both: see "Measured speed" in the README. Pages, sign-in (whose password
+hashing takes a while), the admin and the exports stay in the request pool, so
+none of them holds a move up.
+
 What this leaves out of Django's handler: cancelling the request when the client
 disconnects while it runs (a synchronous view cannot be stopped anyway; the
 answer is then written to a closed connection and dropped).
@@ -41,6 +55,7 @@ answer is then written to a closed connection and dropped).
 from __future__ import annotations
 
 import os
+import re
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from typing import Any
@@ -52,7 +67,18 @@ from django.core.handlers.asgi import ASGIHandler, get_script_prefix
 from django.http import FileResponse, HttpResponseBase
 from django.urls import set_script_prefix
 
+from config.move_queue import MoveQueue
+
 REQUEST_THREADS = int(os.environ.get("REQUEST_THREADS", "4"))
+MOVE_THREADS = int(os.environ.get("MOVE_THREADS", "4"))
+#: A POST to one of a table's actions (games/urls.py: /tables/<id>/bid/, .../rematch/accept/):
+#: the moves, run in the move thread. Anything under a script prefix counts too.
+TABLE_POST = re.compile(r"/tables/\d+/[a-z-]+/(?:[a-z-]+/)?\Z")
+
+
+def is_table_post(scope: dict[str, Any]) -> bool:
+    """Whether this request is one of a table's actions (run in the move thread)."""
+    return scope.get("method") == "POST" and TABLE_POST.search(scope.get("path", "")) is not None
 
 
 class OneHopASGIHandler(ASGIHandler):
@@ -63,6 +89,10 @@ class OneHopASGIHandler(ASGIHandler):
         )
         self._in_request_thread = sync_to_async(
             self.respond, thread_sensitive=False, executor=self.request_threads
+        )
+        self.move_threads = MoveQueue(MOVE_THREADS)
+        self._in_move_thread = sync_to_async(
+            self.respond, thread_sensitive=False, executor=self.move_threads
         )
         self._close_in_request_thread = sync_to_async(
             HttpResponseBase.close, thread_sensitive=False, executor=self.request_threads
@@ -82,7 +112,8 @@ class OneHopASGIHandler(ASGIHandler):
         except RequestAborted:
             return
         with closing(body_file):
-            response = await self._in_request_thread(scope, body_file)
+            lane = self._in_move_thread if is_table_post(scope) else self._in_request_thread
+            response = await lane(scope, body_file)
             try:
                 await self.send_response(response, send)
             finally:
@@ -90,7 +121,8 @@ class OneHopASGIHandler(ASGIHandler):
                     await self._close_in_request_thread(response)
 
     def respond(self, scope: dict[str, Any], body_file: Any) -> HttpResponseBase:
-        """In a request thread: the request's whole cycle, as Django's WSGI handler runs it."""
+        """In a request (or move) thread: the request's whole cycle, as Django's WSGI
+        handler runs it."""
         set_script_prefix(get_script_prefix(scope))
         signals.request_started.send(sender=self.__class__, scope=scope)
         request, response = self.create_request(scope, body_file)

@@ -198,3 +198,115 @@ def test_a_static_file_streams_through_the_handler() -> None:
     body = b"".join(message.get("body", b"") for message in sent[1:])
     assert b".seat" in body and sent[-1] == {"type": "http.response.body"}
     assert len(finished) == 1  # closed once it was sent
+
+
+def test_only_a_table_s_own_posts_go_to_the_move_thread() -> None:
+    """config.http.TABLE_POST: every action of a table (games/urls.py), and nothing else."""
+    from django.urls import reverse
+
+    def scope(method: str, path: str) -> dict[str, Any]:
+        return {"type": "http", "method": method, "path": path}
+
+    table_actions = [
+        "start_game",
+        "place_bid",
+        "play_card",
+        "preselect_card",
+        "next_trick",
+        "next_round",
+        "post_chat",
+        "rotate_invite",
+        "leave_table",
+        "propose_rematch",
+        "accept_rematch",
+        "decline_rematch",
+    ]
+    for name in table_actions:
+        path = reverse(name, args=[12])
+        assert http.is_table_post(scope("POST", path)), path
+        assert http.is_table_post(scope("POST", "/prefix" + path)), path
+        assert not http.is_table_post(scope("GET", path)), path
+    others = [
+        reverse("table", args=[12]),
+        reverse("create_table"),
+        reverse("export_scores", args=[12]),
+        reverse("login"),
+        reverse("set_language"),
+        "/admin/games/table/12/change/",
+    ]
+    for path in others:
+        assert not http.is_table_post(scope("POST", path)), path
+
+
+def test_moves_run_one_at_a_time_in_arrival_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Four bids at once (R4: bids are simultaneous) run one after another in the move
+    thread; a page is served from the request pool.
+
+    (The page comes after the bids: the tests' in-memory SQLite refuses a read while
+    another connection writes, where PostgreSQL and the site's SQLite file wait.)"""
+    import time
+
+    from games import presenter, views
+    from games.models import Bid
+
+    table, users = started_table(4)
+    running: list[str] = []
+    overlaps: list[int] = []
+    lanes: dict[str, set[str]] = {"move": set(), "page": set()}
+    act, table_context = views._act, presenter.table_context
+
+    def recorded_act(*args: Any, **kwargs: Any) -> Any:
+        running.append(threading.current_thread().name)
+        overlaps.append(len(running))
+        lanes["move"].add(threading.current_thread().name)
+        time.sleep(0.05)  # long enough for another thread to start one meanwhile
+        try:
+            return act(*args, **kwargs)
+        finally:
+            running.pop()
+
+    def recorded_page(*args: Any, **kwargs: Any) -> Any:
+        lanes["page"].add(threading.current_thread().name)
+        return table_context(*args, **kwargs)
+
+    monkeypatch.setattr(views, "_act", recorded_act)
+    monkeypatch.setattr(presenter, "table_context", recorded_page)
+    token = "a" * 32  # a CSRF secret, as the csrftoken cookie holds it
+
+    def headers(user: Any, post: bool) -> list[tuple[bytes, bytes]]:
+        cookie = f"{session_cookie(user)}; csrftoken={token}"
+        found = [(b"cookie", cookie.encode()), (b"host", b"127.0.0.1")]
+        if post:
+            found += [
+                (b"x-csrftoken", token.encode()),
+                (b"content-type", b"application/x-www-form-urlencoded"),
+                (b"hx-request", b"true"),
+            ]
+        return found
+
+    bidders = [headers(user, post=True) for user in users]
+    looker = headers(users[0], post=False)
+
+    async def bid_and_look() -> list[int]:
+        bids = [
+            HttpCommunicator(
+                application,
+                "POST",
+                f"/tables/{table.pk}/bid/",
+                body=f"version={table.version}&value=1".encode(),
+                headers=bidder,
+            ).get_response(timeout=10)
+            for bidder in bidders
+        ]
+        page = HttpCommunicator(
+            application, "GET", f"/tables/{table.pk}/", headers=looker
+        ).get_response(timeout=10)
+        answers = await asyncio.gather(*bids)
+        return [answer["status"] for answer in [*answers, await page]]
+
+    assert asyncio.run(bid_and_look()) == [200] * 5
+    assert Bid.objects.filter(round__table=table).count() == 4  # every bid counted (R4)
+    assert max(overlaps) == 1, overlaps  # never two moves at once
+    assert len(overlaps) == 4
+    assert all(name.startswith("move") for name in lanes["move"]), lanes
+    assert all(name.startswith("request") for name in lanes["page"]), lanes

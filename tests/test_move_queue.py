@@ -1,0 +1,101 @@
+"""config.move_queue: moves one at a time in arrival order, side by side only when they queue up.
+
+Issue 9: moves that run side by side only take turns on the GIL, so each of a
+burst is pushed about when the last one is; under a heavy load, though, their
+database waits must overlap or one process serves fewer moves.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from config.move_queue import MoveQueue
+
+
+@pytest.fixture
+def queue() -> Iterator[MoveQueue]:
+    lane = MoveQueue(3, name="test-move")
+    yield lane
+    lane.shutdown()
+
+
+def test_a_move_arriving_while_another_runs_waits_for_it(queue: MoveQueue) -> None:
+    events: list[str] = []
+    first_started = threading.Event()
+
+    def move(name: str, seconds: float) -> str:
+        events.append(f"{name} starts")
+        if name == "first":
+            first_started.set()
+        time.sleep(seconds)
+        events.append(f"{name} ends")
+        return name
+
+    first = queue.submit(move, "first", 0.1)
+    assert first_started.wait(5)
+    second = queue.submit(move, "second", 0)  # one move waiting: no second thread
+    assert (first.result(5), second.result(5)) == ("first", "second")
+    assert events == ["first starts", "first ends", "second starts", "second ends"]
+
+
+def test_moves_run_in_the_order_they_came(queue: MoveQueue) -> None:
+    order: list[int] = []
+    gate = threading.Event()
+    blocker = queue.submit(gate.wait, 5)
+    # The first thread is held: each move waits its turn, taken in the order it came.
+    futures = []
+    for number in range(5):
+        futures.append(queue.submit(order.append, number))
+        time.sleep(0.02)
+    gate.set()
+    for future in [blocker, *futures]:
+        future.result(5)
+    assert order == list(range(5))
+
+
+def test_more_threads_join_while_moves_queue_up(queue: MoveQueue) -> None:
+    gate = threading.Event()
+    running: list[str] = []
+    lock = threading.Lock()
+
+    def move() -> None:
+        with lock:
+            running.append(threading.current_thread().name)
+        gate.wait(5)
+
+    futures = [queue.submit(move) for _ in range(5)]
+    deadline = time.monotonic() + 5
+    while len(running) < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    # The first thread took one, the second joined with 4 waiting, the third with
+    # 3 waiting; 2 wait, no more than the busy threads' ranks.
+    assert sorted(running) == ["test-move_0", "test-move_1", "test-move_2"]
+    assert queue.waiting() == 2
+    gate.set()
+    for future in futures:
+        future.result(5)
+    assert len(running) == 5
+
+
+def test_a_failing_move_reaches_its_caller_and_the_queue_goes_on(queue: MoveQueue) -> None:
+    def fail() -> None:
+        raise ValueError("not your turn")
+
+    with pytest.raises(ValueError, match="not your turn"):
+        queue.submit(fail).result(5)
+    assert queue.submit(lambda: "next").result(5) == "next"
+
+
+def test_shutdown_runs_what_was_submitted_then_refuses_more() -> None:
+    lane = MoveQueue(2, name="test-move")
+    done: list[int] = []
+    futures = [lane.submit(done.append, number) for number in range(3)]
+    lane.shutdown(wait=True)
+    assert all(future.done() for future in futures)
+    assert sorted(done) == [0, 1, 2]
+    with pytest.raises(RuntimeError):
+        lane.submit(done.append, 4)
