@@ -239,8 +239,8 @@ def test_only_a_table_s_own_posts_go_to_the_move_thread() -> None:
 
 
 def test_moves_run_one_at_a_time_in_arrival_order(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Four bids at once (R4: bids are simultaneous) run one after another in the move
-    thread; a page is served from the request pool.
+    """A bid that comes while another runs (R4: bids are simultaneous) waits for it in
+    the move queue (config.move_queue); a page is served from the request pool.
 
     (The page comes after the bids: the tests' in-memory SQLite refuses a read while
     another connection writes, where PostgreSQL and the site's SQLite file wait.)"""
@@ -284,29 +284,29 @@ def test_moves_run_one_at_a_time_in_arrival_order(monkeypatch: pytest.MonkeyPatc
             ]
         return found
 
-    bidders = [headers(user, post=True) for user in users]
+    bidders = [headers(user, post=True) for user in users[:2]]
     looker = headers(users[0], post=False)
 
     async def bid_and_look() -> list[int]:
-        bids = [
-            HttpCommunicator(
+        bids = []
+        for bidder in bidders:
+            bid = HttpCommunicator(
                 application,
                 "POST",
                 f"/tables/{table.pk}/bid/",
                 body=f"version={table.version}&value=1".encode(),
                 headers=bidder,
-            ).get_response(timeout=10)
-            for bidder in bidders
-        ]
+            )
+            bids.append(asyncio.ensure_future(bid.get_response(timeout=10)))
+            await asyncio.sleep(0.02)  # the second comes while the first runs
         page = HttpCommunicator(
             application, "GET", f"/tables/{table.pk}/", headers=looker
         ).get_response(timeout=10)
         answers = await asyncio.gather(*bids)
         return [answer["status"] for answer in [*answers, await page]]
 
-    assert asyncio.run(bid_and_look()) == [200] * 5
-    assert Bid.objects.filter(round__table=table).count() == 4  # every bid counted (R4)
-    assert max(overlaps) == 1, overlaps  # never two moves at once
-    assert len(overlaps) == 4
+    assert asyncio.run(bid_and_look()) == [200] * 3
+    assert Bid.objects.filter(round__table=table).count() == 2  # both bids counted (R4)
+    assert overlaps == [1, 1]  # the second started once the first was done
     assert all(name.startswith("move") for name in lanes["move"]), lanes
     assert all(name.startswith("request") for name in lanes["page"]), lanes
