@@ -36,16 +36,12 @@ minutes): p99 130-161 ms with 4 threads against 198-424 ms with 8; 2 threads gav
 
 A table's own POSTs (a bid, a play, "Next trick", a chat line: ``TABLE_POST``) do
 not go to that pool but to the process's move queue (config.move_queue,
-``MOVE_THREADS`` threads): one at a time in the order they came while the load is
-light, side by side only while they queue up. A move holds the GIL for nearly all
-of its time, so moves run side by side only take turns on it and each of a burst
-finishes about when the last one does. Measured with scripts/bench_live.py, one
-process, the same minutes: at 10 tables p99 26 ms with one move thread, 78 ms with
-moves in a pool of 4 (as before); at 50 tables, where moves queue, one thread
-served 88 moves a second (p99 428 ms), a pool of 4 120 (p99 116 ms). The queue
-keeps both: see "Measured speed" in the README. Pages, sign-in (whose password
-hashing takes a while), the admin and the exports stay in the request pool, so
-none of them holds a move up.
+``MOVE_THREADS`` threads): one at a time in the order they came, side by side
+only once they back up. A move holds the GIL for nearly all of its time, so moves
+run side by side only take turns on it and each of a burst finishes about when
+the last one does (the figures are in config/move_queue.py). Pages, sign-in
+(whose password hashing takes a while), the admin and the exports stay in the
+request pool, so none of them holds a move up.
 
 What this leaves out of Django's handler: cancelling the request when the client
 disconnects while it runs (a synchronous view cannot be stopped anyway; the

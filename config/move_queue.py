@@ -1,34 +1,47 @@
-"""The executor of a process's moves: one at a time, in arrival order, until they queue up.
+"""The executor of a process's moves: one at a time, in arrival order, unless they back up.
 
 A move holds the GIL for nearly all of its time, so moves run side by side in
 threads only take turns on it: each of a burst finishes about when the last one
 does. Run one after another, the first is pushed after its own work alone. That
-is what this executor does while the load is light: its first thread takes every
+is what this executor does while moves come and go: its first thread takes every
 move, in the order they came.
 
 One at a time, though, a move's waits for PostgreSQL and Redis (about a sixth of
 its time) are not overlapped with another move's work, which caps what one
-process serves. So when moves queue up, more threads join: the thread of rank k
-takes a move only while more than k of them wait. Under a light load moves never
-run side by side; under a heavy one up to ``threads`` do, as a plain pool would.
+process serves. So when moves back up, the other threads join: they take the
+oldest waiting move once it has waited ``join_after`` seconds. A burst that one
+thread clears within that time is served one move at a time; a load it cannot
+keep up with gets up to ``threads`` moves side by side, as a plain pool would.
+Measured with scripts/bench_live.py, one process, 30 s each:
 
-Measured with scripts/bench_live.py, one process (see config/http.py).
+- 10 tables (a burst now and then): p99 31.2 ms (24.5 and 31.6 ms in two runs where
+  the third and fourth threads joined later still); one thread alone 26-42 ms;
+  a pool of 4 (as before) 57-78 ms; joining as soon as two moves wait, 31-62 ms.
+- 50 tables (more than one thread keeps up with): 112 moves a second, p99 183 ms;
+  one thread alone 88 a second, p99 428 ms; a pool of 4 120 a second, p99 116 ms;
+  the k-th thread joining after k times ``join_after``, 103 a second, p99 286 ms.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Executor, Future
 from typing import Any
 
-#: A submitted call: its future, the function, its arguments.
-Job = tuple[Future[Any], Callable[..., Any], tuple[Any, ...], dict[str, Any]]
+#: A submitted call: when it came (time.monotonic), its future, the function, its arguments.
+Job = tuple[float, Future[Any], Callable[..., Any], tuple[Any, ...], dict[str, Any]]
+
+#: How long the oldest waiting move waits before a thread other than the first
+#: takes it: about two moves' work.
+JOIN_AFTER = 0.020
 
 
 class MoveQueue(Executor):
-    def __init__(self, threads: int, name: str = "move") -> None:
+    def __init__(self, threads: int, name: str = "move", join_after: float = JOIN_AFTER) -> None:
+        self._join_after = join_after
         self._waiting: deque[Job] = deque()
         self._changed = threading.Condition()
         self._closed = False
@@ -44,7 +57,7 @@ class MoveQueue(Executor):
         with self._changed:
             if self._closed:
                 raise RuntimeError("cannot submit a move after shutdown")
-            self._waiting.append((future, fn, args, kwargs))
+            self._waiting.append((time.monotonic(), future, fn, args, kwargs))
             self._changed.notify_all()
         return future
 
@@ -53,15 +66,8 @@ class MoveQueue(Executor):
         return len(self._waiting)
 
     def _work(self, rank: int) -> None:
-        while True:
-            with self._changed:
-                # Rank 0 takes any move; rank k only while more than k wait.
-                while not self._closed and len(self._waiting) <= rank:
-                    self._changed.wait()
-                if not self._waiting:
-                    return  # closed, nothing left
-                future, fn, args, kwargs = self._waiting.popleft()
-                self._changed.notify_all()
+        while (job := self._next(rank)) is not None:
+            _came, future, fn, args, kwargs = job
             if not future.set_running_or_notify_cancel():
                 continue
             try:
@@ -71,12 +77,31 @@ class MoveQueue(Executor):
             else:
                 future.set_result(result)
 
+    def _next(self, rank: int) -> Job | None:
+        """The move this thread runs next (None: shut down, nothing left)."""
+        with self._changed:
+            while True:
+                if self._waiting:
+                    due_after = self._join_after if rank else 0.0
+                    # The first thread takes any move; the others the oldest once it
+                    # has waited long enough.
+                    waited = time.monotonic() - self._waiting[0][0]
+                    if waited >= due_after or self._closed:
+                        job = self._waiting.popleft()
+                        self._changed.notify_all()
+                        return job
+                    self._changed.wait(due_after - waited)
+                elif self._closed:
+                    return None
+                else:
+                    self._changed.wait()
+
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         with self._changed:
             self._closed = True
             if cancel_futures:
                 while self._waiting:
-                    self._waiting.popleft()[0].cancel()
+                    self._waiting.popleft()[1].cancel()
             self._changed.notify_all()
         if wait:
             for thread in self._threads:

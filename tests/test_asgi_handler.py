@@ -246,10 +246,13 @@ def test_moves_run_one_at_a_time_in_arrival_order(monkeypatch: pytest.MonkeyPatc
     another connection writes, where PostgreSQL and the site's SQLite file wait.)"""
     import time
 
+    from config.asgi import django_asgi_app
     from games import presenter, views
     from games.models import Bid
 
     table, users = started_table(4)
+    # The queue's second thread would take a move that waited 20 ms: not in this test.
+    monkeypatch.setattr(django_asgi_app.move_threads, "_join_after", 5.0)
     running: list[str] = []
     overlaps: list[int] = []
     lanes: dict[str, set[str]] = {"move": set(), "page": set()}

@@ -18,7 +18,7 @@ from config.move_queue import MoveQueue
 
 @pytest.fixture
 def queue() -> Iterator[MoveQueue]:
-    lane = MoveQueue(3, name="test-move")
+    lane = MoveQueue(3, name="test-move", join_after=0.5)
     yield lane
     lane.shutdown()
 
@@ -57,7 +57,8 @@ def test_moves_run_in_the_order_they_came(queue: MoveQueue) -> None:
     assert order == list(range(5))
 
 
-def test_more_threads_join_while_moves_queue_up(queue: MoveQueue) -> None:
+def test_more_threads_join_once_the_oldest_move_has_waited() -> None:
+    queue = MoveQueue(3, name="test-move", join_after=0.1)
     gate = threading.Event()
     running: list[str] = []
     lock = threading.Lock()
@@ -68,17 +69,19 @@ def test_more_threads_join_while_moves_queue_up(queue: MoveQueue) -> None:
         gate.wait(5)
 
     futures = [queue.submit(move) for _ in range(5)]
+    time.sleep(0.05)
+    assert running == ["test-move_0"]  # the others have not waited 0.1 s yet
     deadline = time.monotonic() + 5
     while len(running) < 3 and time.monotonic() < deadline:
         time.sleep(0.01)
-    # The first thread took one, the second joined with 4 waiting, the third with
-    # 3 waiting; 2 wait, no more than the busy threads' ranks.
+    # The two other threads joined once the oldest had waited 0.1 s; two still wait.
     assert sorted(running) == ["test-move_0", "test-move_1", "test-move_2"]
     assert queue.waiting() == 2
     gate.set()
     for future in futures:
         future.result(5)
     assert len(running) == 5
+    queue.shutdown()
 
 
 def test_a_failing_move_reaches_its_caller_and_the_queue_goes_on(queue: MoveQueue) -> None:
