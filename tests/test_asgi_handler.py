@@ -207,21 +207,10 @@ def test_only_a_table_s_own_posts_go_to_the_move_thread() -> None:
     def scope(method: str, path: str) -> dict[str, Any]:
         return {"type": "http", "method": method, "path": path}
 
-    table_actions = [
-        "start_game",
-        "place_bid",
-        "play_card",
-        "preselect_card",
-        "next_trick",
-        "next_round",
-        "post_chat",
-        "rotate_invite",
-        "leave_table",
-        "propose_rematch",
-        "accept_rematch",
-        "decline_rematch",
-    ]
-    for name in table_actions:
+    from tests.games.helpers import ACTION_URL_NAMES
+
+    rematch = ("propose_rematch", "accept_rematch", "decline_rematch")
+    for name in (*ACTION_URL_NAMES, *rematch):
         path = reverse(name, args=[12])
         assert http.is_table_post(scope("POST", path)), path
         assert http.is_table_post(scope("POST", "/prefix" + path)), path
