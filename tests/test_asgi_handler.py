@@ -204,10 +204,10 @@ def test_only_a_table_s_own_posts_go_to_the_move_thread() -> None:
     """config.http.TABLE_POST: every action of a table (games/urls.py), and nothing else."""
     from django.urls import reverse
 
+    from tests.games.helpers import ACTION_URL_NAMES
+
     def scope(method: str, path: str) -> dict[str, Any]:
         return {"type": "http", "method": method, "path": path}
-
-    from tests.games.helpers import ACTION_URL_NAMES
 
     rematch = ("propose_rematch", "accept_rematch", "decline_rematch")
     for name in (*ACTION_URL_NAMES, *rematch):
