@@ -656,9 +656,9 @@ def next_round(user: Any, table_id: int, version: int) -> Table:
         # The scores so far (the round just ended included) and what the pages hold.
         state._scores, state.sent = ended._scores, ended.sent
     _save_version(table)
-    # Every region of every seat changes (a new deal): pushed from this state, which
-    # the next move (a bid) takes from the cache.
-    table_changed_on_commit(table, state=state)
+    # Every region of every seat but the chat changes (a new deal): pushed from this
+    # state, which the next move (a bid) takes from the cache.
+    table_changed_on_commit(table, state=state, public=frames.NEW_DEAL_REGIONS)
     state_cache.keep_on_commit(state)
     return table
 

@@ -41,6 +41,9 @@ ALL_REGIONS: tuple[str, ...] = tuple(r for r in regions.TEMPLATES if r not in ("
 #: begins, the scores only when a round ends (see public_regions_after_move).
 MOVE_REGIONS: tuple[str, ...] = ("seats", "trick")
 CHAT_REGIONS: tuple[str, ...] = ("chat-log",)
+#: What a new deal changes for everyone: every public region but the chat, which
+#: only a message changes (its log carries the newest message's id, not the version).
+NEW_DEAL_REGIONS: tuple[str, ...] = tuple(r for r in PUBLIC_REGIONS if r not in CHAT_REGIONS)
 #: The public regions made of parts (games.parts): the others always go whole.
 PARTED_REGIONS: tuple[str, ...] = ("seats", "scores", "tricks-history")
 #: A seat's own regions that every move changes: its status line says whose move it is.

@@ -236,11 +236,12 @@ def test_a_bid_pushes_the_bidders_controls_and_nobodys_hand(
             assert got == ["seats", "trick", "status"], user.username
 
 
-def test_a_new_deal_sends_the_round_summary_going_not_the_score_sheet_again(
+def test_a_new_deal_sends_the_round_summary_going_not_the_score_sheet_or_the_chat_again(
     django_capture_on_commit_callbacks: Any,
 ) -> None:
     """R9: dealing the next round does not change the score sheet; the new deal is read
-    again after its commit, yet its frame carries the emptied summary, not the sheet."""
+    again after its commit, yet its frame carries the emptied summary, not the sheet.
+    R11: nor does it change the chat, which a page keeps from the last message's push."""
     table, users = started_table(3, ghost=False, seed=12)
     rng = random.Random(12)
     every_seat_watching(table)
@@ -249,12 +250,18 @@ def test_a_new_deal_sends_the_round_summary_going_not_the_score_sheet_again(
         while table.phase != Table.Phase.ROUND_DONE:
             with django_capture_on_commit_callbacks(execute=True):
                 table = random_move(table, rng)
+        with django_capture_on_commit_callbacks(execute=True):
+            actions.post_chat(users[1], table.pk, "well played")
         layer.sent.clear()
         with django_capture_on_commit_callbacks(execute=True):
             table = actions.next_round(users[0], table.pk, table.version)
+    assert len(layer.sent) == len(users)
     for _group, message in layer.sent:
         assert '<section id="scores"' not in message["html"]
         assert '<div id="round-summary" data-part hx-swap-oob="morph"' in message["html"]
+        assert "chat-log" not in message["regions"]
+        assert 'id="chat-log"' not in message["html"]
+        assert "well played" not in message["html"]
 
 
 def test_a_move_renders_frames_only_for_the_seats_that_watch(
