@@ -45,7 +45,7 @@ def kind_of(move_kind: str, phase: str) -> str:
 
 
 def play_games(players: int, games: int, seed: int) -> dict[str, list[int]]:
-    from games import broadcast, presence
+    from games import actions, broadcast, presence
     from games.testing import driver, factories
 
     sizes: dict[str, list[int]] = {}
@@ -54,9 +54,12 @@ def play_games(players: int, games: int, seed: int) -> dict[str, list[int]]:
     with mock.patch.object(broadcast, "get_channel_layer", return_value=layer):
         for number in range(games):
             prefix = f"frames{uuid.uuid4().hex[:6]}"
-            table, _users = factories.started_table(players, prefix=prefix, seed=seed + number)
+            # Everyone has the table open when the host starts it, as at a live table:
+            # the start's frames are what the pages hold when round 1 ends.
+            table, users = factories.seated_table(players, prefix=prefix, seed=seed + number)
             for seat_id in table.seats.values_list("pk", flat=True):
                 presence.touch(seat_id, f"bench-{seat_id}")
+            table = actions.start_game(users[0], table.pk, table.version)
             while (chosen := driver.next_move(table, rng)) is not None:
                 layer.sent.clear()
                 table = driver.apply_move(table, *chosen)
