@@ -29,7 +29,7 @@ from django.utils.translation import ngettext
 
 from . import explanations, links, presence, rules
 from .models import MAX_SEATS, ChatMessage, Seat, Table
-from .rematch import rematch_context
+from .rematch import Proposal, read_proposal, rematch_context
 from .state import GameState, load_state
 from .templatetags.cards import card_name, hand_button
 
@@ -533,8 +533,19 @@ def seat_context(state: GameState, me: Seat, *, origin: str = "") -> dict[str, A
         "next_card": SimpleLazyObject(lambda: _next_card(state, me, own)),
         "controls": controls,
         "standings": _standings(state, names) if table.status == Table.Status.FINISHED else [],
-        "rematch": SimpleLazyObject(lambda: rematch_context(table, me, state.seats)),
+        "rematch": SimpleLazyObject(
+            lambda: rematch_context(table, me, state.seats, lambda: _proposal(state))
+        ),
     }
+
+
+def _proposal(state: GameState) -> Proposal:
+    """The table's rematch proposal, read once per version for all of its seats (every
+    rematch action bumps the version)."""
+    version = state.table.version
+    if state.rematch is None or state.rematch[0] != version:
+        state.rematch = (version, read_proposal(state.table))
+    return state.rematch[1]
 
 
 def _hand(state: GameState, me: Seat, own: list[rules.Card]) -> list[HandCardView]:

@@ -8,6 +8,7 @@ usual push re-renders every player's page.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from django.urls import reverse
@@ -38,11 +39,39 @@ class RematchView:
     record_url: str = ""
 
 
-def rematch_context(table: Table, me: Seat, seats: list[Seat]) -> RematchView | None:
+@dataclass(frozen=True)
+class Proposal:
+    """The table's latest rematch proposal and the seats that accepted it: the same
+    for every viewer, so a push reads it once for all of them (games.presenter)."""
+
+    latest: Rematch | None
+    accepted: frozenset[int] = frozenset()
+
+
+def read_proposal(table: Table) -> Proposal:
+    """At most two queries: the latest proposal (with who proposed and declined), its yeses."""
+    latest = (
+        Rematch.objects.filter(table=table)
+        .select_related("proposed_by", "declined_by")
+        .order_by("-created_at", "-pk")
+        .first()
+    )
+    if latest is None or latest.status == Rematch.Status.DECLINED:
+        return Proposal(latest)
+    return Proposal(latest, frozenset(latest.acceptances.values_list("seat_id", flat=True)))
+
+
+def rematch_context(
+    table: Table,
+    me: Seat,
+    seats: list[Seat],
+    proposal: Callable[[], Proposal] | None = None,
+) -> RematchView | None:
     """None unless the game is finished (no query then: in-game pages cost nothing more).
 
     ``seats`` are the table's seats with their users (as the presenter has them).
-    At most two queries: the latest proposal (with who proposed and declined), its yeses.
+    ``proposal`` gives the table's proposal (read_proposal, shared by the seats of
+    one push); None: read it here.
     """
     if table.status != Table.Status.FINISHED:
         return None
@@ -51,18 +80,13 @@ def rematch_context(table: Table, me: Seat, seats: list[Seat]) -> RematchView | 
         "scores_csv_url": reverse("export_scores", args=[table.pk]),
         "record_url": reverse("export_record", args=[table.pk]),
     }
-    latest = (
-        Rematch.objects.filter(table=table)
-        .select_related("proposed_by", "declined_by")
-        .order_by("-created_at", "-pk")
-        .first()
-    )
+    found = proposal() if proposal is not None else read_proposal(table)
+    latest, accepted = found.latest, found.accepted
     if latest is None:
         return RematchView(can_propose=True, **links)
     if latest.status == Rematch.Status.DECLINED:
         declined_by = latest.declined_by.username if latest.declined_by else ""
         return RematchView(can_propose=True, declined_by=declined_by, **links)
-    accepted = set(latest.acceptances.values_list("seat_id", flat=True))
     answers = [
         RematchAnswer(seat.user.username, seat.pk in accepted, seat.pk == me.pk) for seat in seats
     ]

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from . import rules
 from .compiled import CompiledRead
 from .models import Bid, HandCard, Play, Round, RoundScore, Seat, Table, Trick
 from .parts import Split
+
+if TYPE_CHECKING:
+    from .rematch import Proposal
 
 GHOST = rules.GHOST
 
@@ -47,6 +51,9 @@ class GameState:
     # parts of a region that changed (games.parts). It lives as long as this state
     # (games.state_cache).
     sent: dict[tuple[str, str], Split] = field(default_factory=dict, repr=False)
+    # A finished table's rematch proposal (games.rematch.Proposal) with the version it
+    # was read at: every seat's controls show the same one, read once per version.
+    rematch: tuple[int, Proposal] | None = field(default=None, repr=False)
 
     @property
     def scores(self) -> list[RoundScore]:

@@ -187,6 +187,22 @@ def test_no_rematch_controls_and_no_extra_query_while_the_game_is_in_progress(
     assert "rematch" not in html.lower()
 
 
+def test_a_push_reads_the_rematch_proposal_once_for_every_seat(
+    world: World, django_assert_num_queries: Any
+) -> None:
+    """Every seat's controls show the same proposal: the push renders them all from one
+    read of it (the proposal, its acceptances), whatever the number of seats."""
+    table = fresh(world.finished3)
+    table = actions.propose_rematch(world.user("ana"), table.pk, table.version).table
+    state = load_state(Table.objects.select_related("host", "cancelled_by").get(pk=table.pk))
+    state.scores  # noqa: B018 (the final standings' read, not the rematch's)
+    with django_assert_num_queries(2):
+        rendered = frames.render_frames(state, ())
+    assert len(rendered) == 3
+    for user_id, html in rendered.items():
+        assert reverse("accept_rematch", args=[table.pk]) in html or user_id == world.user("ana").pk
+
+
 def test_the_rematch_box_of_a_finished_table_costs_at_most_two_queries(
     world: World, django_assert_num_queries: Any
 ) -> None:
