@@ -62,8 +62,7 @@ def _freeze_what_startup_made() -> None:
     from games import regions
 
     get_resolver().url_patterns  # noqa: B018 (imports every view module)
-    for region in regions.TEMPLATES:
-        regions.template(region)
+    regions.load_all()
     gc.collect()
     gc.freeze()
 

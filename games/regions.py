@@ -70,11 +70,24 @@ def environment(**options: Any) -> jinja2.Environment:
     return env
 
 
+def jinja_environment() -> jinja2.Environment:
+    return engines["jinja2"].env  # type: ignore[attr-defined,no-any-return]
+
+
 def template(region: str) -> jinja2.Template:
     # From the environment itself: Jinja2 keeps its compiled templates (and reloads a
     # changed one when settings.DEBUG), without the backend's wrapper around each.
-    environment: jinja2.Environment = engines["jinja2"].env  # type: ignore[attr-defined]
-    return environment.get_template(TEMPLATES[region])
+    return jinja_environment().get_template(TEMPLATES[region])
+
+
+def load_all() -> None:
+    """Compile every region's template and the pieces they import (``_parts``,
+    ``_rematch``) now: the first render of one that is not yet compiled waits about
+    25 ms for Jinja2 to compile it (config.asgi calls this at startup)."""
+    folder = TEMPLATES["status"].rpartition("/")[0] + "/"
+    environment = jinja_environment()
+    for name in environment.list_templates(filter_func=lambda name: name.startswith(folder)):
+        environment.get_template(name)
 
 
 @functools.cache
