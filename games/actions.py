@@ -25,7 +25,7 @@ from accounts import ratelimit
 from . import frames, integrity, rules, state_cache
 from .broadcast import chat_changed_on_commit, seat_changed_on_commit, table_changed_on_commit
 from .compiled import CompiledRead
-from .compiled_writes import insert, save_fields
+from .compiled_writes import insert, insert_many, save_fields
 from .models import (
     CHAT_MAX_LENGTH,
     MAX_DB_ID,
@@ -358,14 +358,16 @@ def _begin_round(table: Table, number: int, seats: list[Seat] | None = None) -> 
     humans = len(seats)
     dealer, opener = rules.dealer_and_opener(number, humans)
     seed = _round_seed(table, number)
-    game_round = Round.objects.create(
-        table=table,
-        number=number,
-        cards_dealt=rules.cards_per_round(number, humans),
-        dealer=seats[dealer],
-        opener=seats[opener],
-        seed=seed,
-        dealt_at_version=table.version + 1,  # the caller bumps the version once
+    game_round = insert(
+        Round(
+            table=table,
+            number=number,
+            cards_dealt=rules.cards_per_round(number, humans),
+            dealer=seats[dealer],
+            opener=seats[opener],
+            seed=seed,
+            dealt_at_version=table.version + 1,  # the caller bumps the version once
+        )
     )
     deal = rules.deal(seed, number, humans, table.uses_ghost)
     rows = [
@@ -377,7 +379,7 @@ def _begin_round(table: Table, number: int, seats: list[Seat] | None = None) -> 
         HandCard(round=game_round, seat=None, card=str(c), deal_order=order)
         for order, c in enumerate(deal.ghost_hand)
     ]
-    HandCard.objects.bulk_create(rows)
+    insert_many(rows)
     table.round_number = number
     table.phase = Table.Phase.BIDDING
     # The new round's rows are the ones just written: the state is built from them,
@@ -613,7 +615,7 @@ def _score_round(state: GameState) -> None:
                 running_total=previous.get(seat.pk, 0) + score.total,
             )
         )
-    RoundScore.objects.bulk_create(rows)
+    insert_many(rows)
     state.scores = [*state.scores, *rows]
 
 

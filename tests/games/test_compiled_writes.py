@@ -14,8 +14,8 @@ from django.db import DatabaseError
 from django.db.models import Model
 from django.db.models.signals import post_save, pre_save
 
-from games.compiled_writes import insert, save_fields
-from games.models import Bid, HandCard, Play, Table, Trick
+from games.compiled_writes import insert, insert_many, save_fields
+from games.models import Bid, HandCard, Play, Round, RoundScore, Table, Trick
 from games.state import load_state
 
 from .helpers import bid_all, fresh, started_table
@@ -34,7 +34,7 @@ def own(instance: Model) -> dict[str, Any]:
 
 
 def test_nothing_listens_to_the_saves_the_compiled_writes_skip() -> None:
-    for model in (Table, HandCard, Play, Trick, Bid):
+    for model in (Table, Round, HandCard, Play, Trick, Bid, RoundScore):
         assert not pre_save.has_listeners(model), model
         assert not post_save.has_listeners(model), model
 
@@ -78,3 +78,33 @@ def test_a_row_that_is_gone_fails_as_with_the_orm() -> None:
     with pytest.raises(DatabaseError):
         save_fields(trick_less, ("complete",))
     assert fresh(table) is not None
+
+
+def test_insert_many_writes_the_rows_bulk_create_would_with_their_keys_in_order() -> None:
+    """R2: a deal's hand cards, written at once, each with its own key read back."""
+    table, _users = started_table(3, ghost=False)
+    state = load_state(fresh(table))
+    assert state.round is not None
+    seat, other = state.seats[:2]
+    cards = ["G1", "G2", "G3", "Y1", "Y2"]
+    state.round.hand_cards.all().delete()
+    mine = [
+        HandCard(round=state.round, seat=seat, card=card, deal_order=order)
+        for order, card in enumerate(cards[:3])
+    ]
+    insert_many(mine)
+    theirs = HandCard.objects.bulk_create(
+        [
+            HandCard(round=state.round, seat=other, card=c, deal_order=n)
+            for n, c in enumerate(cards[3:])
+        ]
+    )
+    assert [card.pk for card in mine] == sorted(card.pk for card in mine)
+    for card, code in zip(mine, cards[:3], strict=True):
+        assert not card._state.adding
+        assert row(card) == own(card) and row(card)["card"] == code
+    different = {"id", "seat_id", "card", "deal_order"}
+    assert {k: v for k, v in row(mine[0]).items() if k not in different} == {
+        k: v for k, v in row(theirs[0]).items() if k not in different
+    }
+    insert_many([])  # nothing to write: no statement
