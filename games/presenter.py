@@ -79,7 +79,7 @@ class HandCardView:
 
     @property
     def button(self) -> str:
-        return hand_button(self.code, self.playable, self.needs_choice)
+        return hand_button(self.code, self.playable, self.needs_choice, bool(self.why_not))
 
 
 @dataclass(frozen=True)

@@ -151,11 +151,18 @@ def play_label(code: str, as_: str = "") -> str:
 
 
 @per_language
-def hand_button(code: str, playable: bool, needs_choice: bool) -> SafeString:
+def hand_button(
+    code: str, playable: bool, needs_choice: bool, explained: bool = False
+) -> SafeString:
     """One card of a hand: a button of the hand's form (games/regions/hand.jinja), or a
     disabled tile. The Tigress opens a choice whose two buttons send "TIG:pirate" or
     "TIG:escape". Nothing here depends on the table or its version, so each card's
     markup is made once per language and reused by every hand that holds it.
+
+    A disabled card is named by its tile ("Green 14"); being disabled says it cannot
+    be played now. ``explained``: on your turn, the sentence saying why (R5) follows
+    it in the hand (``why-<card>``) and describes it, so a screen reader says the
+    reason with the card.
 
     Each control has an id of its card ("play-G14"): a morphing swap
     (static/vendor/idiomorph) then keeps the same element, with its focus, for the
@@ -165,9 +172,9 @@ def hand_button(code: str, playable: bool, needs_choice: bool) -> SafeString:
     if not playable:
         # Disabled, and in no form (the playable ones name theirs): no type needed.
         return format_html(
-            '<button id="play-{}" class="card-button" disabled aria-label="{}">{}</button>',
+            '<button id="play-{}" class="card-button" disabled{}>{}</button>',
             code,
-            _("%(name)s (not playable now)") % {"name": card_name(code)},
+            format_html(' aria-describedby="why-{}"', code) if explained else "",
             face,
         )
     if not needs_choice:

@@ -49,7 +49,12 @@ show("bidding", table, users)
 table, users = started_table(3, ghost=False, seed=3, prefix="{p}p")
 table = play_until(table, rng, done=lambda t: t.phase == Table.Phase.PLAYING
                    and t.round_number == 3 and len(load_state(t).plays) == 1)
-show("playing", table, users)
+# Seen by the player to play: their playable cards are named ("Play Green 3"), the
+# others are described by why R5 forbids them.
+seat = load_state(table).seat_to_play()
+show("playing", table, sorted(users, key=lambda u: u.pk != seat.user_id))
+# Another table: the one above stays in the middle of its trick.
+table, users = started_table(3, ghost=False, seed=3, prefix="{p}d")
 table = play_until(table, rng, done=at_phase(Table.Phase.TRICK_DONE))
 show("trick-done", table, users)
 table, users = started_table(3, ghost=True, seed=3, prefix="{p}r")
@@ -138,7 +143,7 @@ def test_axe_counts_no_violation(
             page.goto("/")
         else:
             setup = tables["bidding" if where == "lobby" else where]
-            cookie = next(iter(setup.cookies.values()))  # the host
+            cookie = next(iter(setup.cookies.values()))  # the host (playing: the one to play)
             context.add_cookies([{"name": "sessionid", "value": cookie, "url": server.url}])
             if where == "lobby":
                 page.goto("/")
@@ -154,7 +159,7 @@ def test_axe_counts_no_violation(
         result = run_axe(page)
         found = result["violations"]
         assert found == [], f"axe on {where} at {size}:\n{describe(found)}"
-        if where == "playing":  # the host's cards: their names were checked, and pass
+        if where == "playing":  # the playable cards: their names were checked, and pass
             assert "label-content-name-mismatch" in result["passes"]
     finally:
         context.close()

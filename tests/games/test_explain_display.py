@@ -199,6 +199,27 @@ def test_r5_why_a_card_cannot_be_played_only_in_the_owners_hand():
     assert "You must follow" not in region(own, "trick")
 
 
+def test_r5_a_card_that_cannot_be_played_is_described_by_its_reason_on_your_turn_only():
+    """A disabled card is named by its tile; on your turn, the sentence saying why R5
+    forbids it describes it (a screen reader reads both); off your turn, it has none."""
+    hands = [["G5", "P2"], ["G7", "Y3"], ["ESC1", "P4"]]
+    table, users = scripted_round(hands, round_number=2, bids=[0, 0, 0])
+    table = play_script(table, ["G5"])
+    second = state_of(table).seat_to_play()
+    assert second is not None
+    hand = region(page(second.user, table), "hand")
+    assert re.search(
+        r'<button id="play-Y3" class="card-button" disabled aria-describedby="why-Y3">', hand
+    )
+    assert re.search(
+        r'<span class="hand__why" id="why-Y3" data-why-card="Y3">You must follow', hand
+    )
+    third = next(user for user in users if user.pk not in (second.user_id, users[0].pk))
+    waiting = region(page(third, table), "hand")
+    assert re.search(r'<button id="play-P4" class="card-button" disabled>', waiting)
+    assert "aria-describedby" not in waiting
+
+
 def test_last_trick_stays_viewable_after_next_trick_and_the_rounds_tricks_open():
     hands = [["G5", "P2"], ["G7", "Y3"], ["G9", "P4"]]
     table, users = scripted_round(hands, round_number=2, bids=[0, 0, 0])
