@@ -89,7 +89,7 @@ MESSAGES = [
     gettext_noop("Bid %(bid)s"),
     gettext_noop("✓ has bid"),
     gettext_noop("not bid yet"),
-    gettext_noop("%(won)s tricks won of %(bid)s bid"),
+    ngettext_lazy("%(won)s trick won of %(bid)s bid", "%(won)s tricks won of %(bid)s bid", 0),
     ngettext_lazy("%(n)s trick", "%(n)s tricks", 0),
     ngettext_lazy("%(n)s card left", "%(n)s cards left", 0),
     gettext_noop("Round %(n)s of %(total)s"),

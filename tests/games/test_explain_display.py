@@ -279,3 +279,26 @@ def test_r4_unplayable_reasons_only_in_the_owners_pushed_frame_and_snapshot():
     for seat in state.seats:
         snapshot = frames.render_snapshot(state, seat)
         assert ("You must follow green" in snapshot) == (seat == owner)
+
+
+def test_r6_a_seat_counts_its_tricks_won_in_the_singular_and_the_plural():
+    """The seat list says how many tricks each seat took of its bid, in the right
+    number, in the reader's language."""
+    hands = [["G5", "P2"], ["G7", "Y3"], ["G9", "P4"]]
+    table, users = scripted_round(hands, round_number=2, bids=[1, 0, 1])
+    table = play_script(table, ["G5", "G7", "G9"])
+    won = re.compile(r'class="seat__made" data-won-of-bid="[^"]*" aria-label="([^"]*)"')
+    seats = region(page(users[0], table), "seats")
+    assert won.findall(seats) == [
+        "0 tricks won of 1 bid",
+        "1 trick won of 0 bid",
+        "0 tricks won of 1 bid",
+    ]
+    users[1].language = "fr"
+    users[1].save(update_fields=["language"])
+    seats = region(page(users[1], table), "seats")
+    assert won.findall(seats) == [  # French: 0 takes the singular
+        "0 pli remporté pour 1 annoncés",
+        "1 pli remporté pour 0 annoncés",
+        "0 pli remporté pour 1 annoncés",
+    ]
