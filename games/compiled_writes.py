@@ -168,6 +168,6 @@ def insert[M: Model](instance: M) -> M:
 
 def insert_many(instances: Sequence[Model]) -> None:
     """``bulk_create(instances)`` of new rows of one model (a deal's hand cards, a
-    round's scores), one statement built once per number of rows."""
+    round's scores) in one statement, built once (on SQLite, once per number of rows)."""
     if instances:
         _insert(type(instances[0])).run_many(instances)

@@ -29,18 +29,20 @@ from django.utils.safestring import SafeString, mark_safe
 
 from .templatetags.cards import card
 
-#: region id in the page -> its template under templates/
+#: The regions' templates and the pieces they import, under templates/
+FOLDER = "games/regions/"
+#: region id in the page -> its template
 TEMPLATES: dict[str, str] = {
-    "status": "games/regions/status.jinja",
-    "seats": "games/regions/seats.jinja",
-    "trick": "games/regions/trick.jinja",
-    "hand": "games/regions/hand.jinja",
-    "controls": "games/regions/controls.jinja",
-    "scores": "games/regions/scores.jinja",
-    "chat-log": "games/regions/chat_log.jinja",
-    "tricks-history": "games/regions/history.jinja",
-    "error": "games/regions/error.jinja",
-    "presence": "games/regions/presence.jinja",
+    "status": f"{FOLDER}status.jinja",
+    "seats": f"{FOLDER}seats.jinja",
+    "trick": f"{FOLDER}trick.jinja",
+    "hand": f"{FOLDER}hand.jinja",
+    "controls": f"{FOLDER}controls.jinja",
+    "scores": f"{FOLDER}scores.jinja",
+    "chat-log": f"{FOLDER}chat_log.jinja",
+    "tricks-history": f"{FOLDER}history.jinja",
+    "error": f"{FOLDER}error.jinja",
+    "presence": f"{FOLDER}presence.jinja",
 }
 
 
@@ -71,6 +73,7 @@ def environment(**options: Any) -> jinja2.Environment:
 
 
 def jinja_environment() -> jinja2.Environment:
+    """The ``jinja2`` engine's own environment, which keeps the compiled templates."""
     return engines["jinja2"].env  # type: ignore[attr-defined,no-any-return]
 
 
@@ -84,9 +87,8 @@ def load_all() -> None:
     """Compile every region's template and the pieces they import (``_parts``,
     ``_rematch``) now: the first render of one that is not yet compiled waits about
     25 ms for Jinja2 to compile it (config.asgi calls this at startup)."""
-    folder = TEMPLATES["status"].rpartition("/")[0] + "/"
     environment = jinja_environment()
-    for name in environment.list_templates(filter_func=lambda name: name.startswith(folder)):
+    for name in environment.list_templates(filter_func=lambda name: name.startswith(FOLDER)):
         environment.get_template(name)
 
 
