@@ -20,7 +20,7 @@ it has been sent, as Django does, with a second hop.
 That thread comes from a pool kept for the process's requests (``REQUEST_THREADS``,
 4 by default). Each request runs whole in one of them, so what Django keeps per
 thread (its database connection, given back to psycopg's pool by the
-request_finished signal) is the request's own. The pool (with the move thread
+request_finished signal) is the request's own. The pool (with the move queue
 below) also bounds how many requests run at once, below the database pool's size
 (DB_POOL_MAX, 20).
 
@@ -68,12 +68,12 @@ from config.move_queue import MoveQueue
 REQUEST_THREADS = int(os.environ.get("REQUEST_THREADS", "4"))
 MOVE_THREADS = int(os.environ.get("MOVE_THREADS", "4"))
 #: A POST to one of a table's actions (games/urls.py: /tables/<id>/bid/, .../rematch/accept/):
-#: the moves, run in the move thread. Anything under a script prefix counts too.
+#: the moves, run in the move queue. Anything under a script prefix counts too.
 TABLE_POST = re.compile(r"/tables/\d+/[a-z-]+/(?:[a-z-]+/)?\Z")
 
 
 def is_table_post(scope: dict[str, Any]) -> bool:
-    """Whether this request is one of a table's actions (run in the move thread)."""
+    """Whether this request is one of a table's actions (run in the move queue)."""
     return scope.get("method") == "POST" and TABLE_POST.search(scope.get("path", "")) is not None
 
 
