@@ -13,7 +13,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -65,12 +65,13 @@ def start_server(
     *,
     wait: bool = True,
     timeout: float = 30,
+    options: Sequence[str] = (),
 ) -> subprocess.Popen[bytes]:
-    """``python -m config.serve`` on ``port``, output appended to ``log``.
+    """``python -m config.serve`` on ``port`` (with ``options``), output appended to ``log``.
 
     With ``wait``, returns once the port listens (a server that does not is stopped).
     """
-    args = ["-m", "config.serve", "--bind", HOST, "--port", str(port)]
+    args = ["-m", "config.serve", "--bind", HOST, "--port", str(port), *options]
     with log.open("ab") as out:  # the child keeps its own handle
         process = subprocess.Popen(
             [PYTHON, *args], cwd=ROOT, env=dict(env), stdout=out, stderr=subprocess.STDOUT
