@@ -9,18 +9,19 @@ It needs PostgreSQL and Redis (BENCH_DATABASE_URL, default a database
 ``skullking_bench`` on 127.0.0.1, created and migrated if missing; BENCH_REDIS_URL,
 default Redis database 9, flushed at the start: keep it for the benchmark).
 
-For each T it starts the table's server (``scripts/bench/server.py``: config.serve,
-the production server, or daphne with ``--server daphne``; ``--processes N`` of
-them behind no proxy, tables spread over them, each table's players on one
-process as nginx routes them, or with ``--affinity player`` each on the next
-process, so that every push crosses processes), seats T tables of 4 players, opens every player's
-websocket exactly as the page does (session cookie, Origin), has each host start
-their game (the server deals and keeps the game, as for a table started on the
-site), and plays real games through the endpoints htmx posts to: a bid read from the player's bid
-buttons, a card read from the playable cards of the hand, the host's "Next
-trick" / "Next round". The move is chosen by the shared random-move chooser.
-Pacing as the floor's: 4 moves back to back, then 1.5 s (``--mode trick``), or
-no pause at all (``--mode closed``).
+For each T it starts the table's server (``scripts/bench/server.py``: config.serve, the
+production server, or daphne with ``--server daphne``; ``--processes N`` of them behind
+no proxy, tables spread over them, each table's players on one process as nginx routes
+them, or with ``--affinity player`` each on the next process, so that every push crosses
+processes; each process pinned to a CPU of its own, ``--cpu``, as the README's
+deployment runs them, unless ``--no-pin``), seats T tables of 4 players, opens every
+player's websocket exactly as the page does (session cookie, Origin), has each host
+start their game (the server deals and keeps the game, as for a table started on the
+site), and plays real games through the endpoints htmx posts to: a bid read from the
+player's bid buttons, a card read from the playable cards of the hand, the host's "Next
+trick" / "Next round". The move is chosen by the shared random-move chooser. Pacing as
+the floor's: 4 moves back to back, then 1.5 s (``--mode trick``), or no pause at all
+(``--mode closed``).
 
 Latency of a move: from just before its POST until the last of the table's 4
 sockets has a frame with the new version, each frame stamped as it arrives, as
@@ -37,7 +38,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
+import logging
 import os
 import random
 import re
@@ -74,6 +77,8 @@ def django_setup(database_url: str, redis_url: str) -> None:
     import django
 
     django.setup()
+    # Seating the tables logs every player in: django-axes writes four lines for each.
+    logging.getLogger("axes").setLevel(logging.WARNING)
 
 
 def prepare_database(database_url: str) -> None:
@@ -159,9 +164,14 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_servers(count: int, kind: str, env: dict[str, str], scratch: Path) -> list[Server]:
+def start_servers(
+    count: int, kind: str, env: dict[str, str], scratch: Path, pin: bool
+) -> list[Server]:
     servers = []
+    cpus = sorted(os.sched_getaffinity(0)) if pin else []
     for i in range(count):
+        # One process per CPU, each on its own (config/serve.py: why).
+        pinned = ("--cpu", str(cpus[i % len(cpus)])) if cpus else ()
         port = free_port()
         counter = scratch / f"queries-{i}"
         log = open(scratch / f"server-{i}.log", "wb")  # noqa: SIM115
@@ -169,6 +179,7 @@ def start_servers(count: int, kind: str, env: dict[str, str], scratch: Path) -> 
             [
                 *(sys.executable, str(ROOT / "scripts/bench/server.py"), "--port", str(port)),
                 *("--counter", str(counter), "--server", kind),
+                *pinned,
             ],
             cwd=ROOT,
             env=env,
@@ -421,6 +432,12 @@ async def run_table_stack(
         everyone.append(players)
     await asyncio.gather(*(open_player(p, p.base) for players in everyone for p in players))
     await asyncio.gather(*(start_game(s, ps) for s, ps in zip(tables, everyone, strict=True)))
+    # This client holds Django, the seated tables and every socket: a full collection
+    # walked all of it and stalled the client 80-110 ms a few times a window, every
+    # move in flight timed that much slower. Set aside, as the server does at startup
+    # (config.asgi); what the moves make is collected as ever.
+    gc.collect()
+    gc.freeze()
     stop = asyncio.Event()
     drivers = [
         asyncio.create_task(drive_table(s, ps, stats, args.mode, stop, args.seed + n))
@@ -451,6 +468,7 @@ async def run_table_stack(
         "T": t,
         "processes": len(servers),
         "server": args.server,
+        "pinned": args.pin,
         "mode": args.mode,
         "window_s": round(window, 1),
         "moves": stats.moves,
@@ -509,7 +527,6 @@ def ratio(ours: float, floor: float) -> str:
 
 
 def main() -> None:
-    import logging
 
     logging.getLogger("httpx").setLevel(logging.WARNING)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -527,6 +544,12 @@ def main() -> None:
     parser.add_argument("--window", type=float, default=30)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-floor", action="store_true")
+    parser.add_argument(
+        "--no-pin",
+        dest="pin",
+        action="store_false",
+        help="leave the server processes unpinned (default: each on a CPU of its own)",
+    )
     args = parser.parse_args()
 
     database_url = os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB)
@@ -547,7 +570,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         for t in args.tables:
             tables = seat_tables(t, f"{int(time.time())}{t}")
-            servers = start_servers(args.processes, args.server, env, Path(scratch))
+            servers = start_servers(args.processes, args.server, env, Path(scratch), args.pin)
             try:
                 ours = asyncio.run(run_table_stack(args, tables, servers))
             finally:
@@ -572,7 +595,8 @@ def main() -> None:
         frame = max(ours["frame_bytes_max"].get("play", 0), 0)
         answer = ours["answer_bytes_max"].get("play", 0)
         print(
-            f"| {ours['T']} | {ours['processes']} | {ours['server']} "
+            f"| {ours['T']} | {ours['processes']} "
+            f"| {ours['server']}{', pinned' if ours.get('pinned') else ''} "
             f"| {ours['all']['p50']} / {ours['all']['p99']} "
             f"| {floor.get('p50_ms', '-')} / {floor.get('p99_ms', '-')} "
             f"| {ratio(ours['all']['p99'], floor.get('p99_ms', float('nan')))} "

@@ -76,7 +76,9 @@ def main() -> None:
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--counter", type=Path, required=True)
     parser.add_argument("--server", choices=("uvicorn", "daphne"), default="uvicorn")
+    parser.add_argument("--cpu", type=int, default=None, help="as config.serve's --cpu")
     args = parser.parse_args()
+    pinned = [] if args.cpu is None else ["--cpu", str(args.cpu)]
     import django
 
     django.setup()
@@ -86,13 +88,18 @@ def main() -> None:
         # against it with the same application (config.asgi).
         from daphne.cli import CommandLineInterface
 
+        from config import serve
+
+        if args.cpu is not None:
+            serve.pin_to_cpu(args.cpu)
+
         CommandLineInterface().run(
             ["-b", "127.0.0.1", "-p", str(args.port), "-v", "0", "config.asgi:application"]
         )
     else:
         from config import serve
 
-        serve.main(["--bind", "127.0.0.1", "--port", str(args.port), "--verbosity", "0"])
+        serve.main(["--bind", "127.0.0.1", "--port", str(args.port), "--verbosity", "0", *pinned])
 
 
 if __name__ == "__main__":
