@@ -527,7 +527,6 @@ def ratio(ours: float, floor: float) -> str:
 
 
 def main() -> None:
-
     logging.getLogger("httpx").setLevel(logging.WARNING)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tables", type=int, nargs="+", default=[1, 10])

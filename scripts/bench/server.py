@@ -81,6 +81,8 @@ def main() -> None:
     pinned = [] if args.cpu is None else ["--cpu", str(args.cpu)]
     import django
 
+    from config import serve
+
     django.setup()
     install_counter(args.counter)
     if args.server == "daphne":
@@ -88,17 +90,12 @@ def main() -> None:
         # against it with the same application (config.asgi).
         from daphne.cli import CommandLineInterface
 
-        from config import serve
-
         if args.cpu is not None:
             serve.pin_to_cpu(args.cpu)
-
         CommandLineInterface().run(
             ["-b", "127.0.0.1", "-p", str(args.port), "-v", "0", "config.asgi:application"]
         )
     else:
-        from config import serve
-
         serve.main(["--bind", "127.0.0.1", "--port", str(args.port), "--verbosity", "0", *pinned])
 
 
