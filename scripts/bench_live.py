@@ -141,13 +141,22 @@ class Server:
     process: subprocess.Popen[bytes]
     counter: Path
 
-    def counts(self) -> tuple[int, int]:
-        """(SQL statements run, database connections opened) so far; see scripts/bench/server.py."""
+    def counts(self) -> tuple[int, int, int]:
+        """(SQL statements run, database connections opened, the counting thread's id)
+        so far; see scripts/bench/server.py."""
         try:
-            queries, connections = self.counter.read_text().split()
-            return int(queries), int(connections)
+            queries, connections, thread = self.counter.read_text().split()
+            return int(queries), int(connections), int(thread)
         except (OSError, ValueError):
-            return 0, -1
+            return 0, -1, 0
+
+    def cpu_seconds(self) -> float:
+        """The server's CPU seconds, without its thread that counts for the benchmark."""
+        counting = self.counts()[2]
+        spent = cpu_seconds(self.process.pid)
+        if counting:
+            spent -= _ticks(f"/proc/{self.process.pid}/task/{counting}/stat")
+        return spent
 
     def queries(self) -> int:
         return self.counts()[0]
@@ -208,14 +217,21 @@ def wait_for(port: int, timeout: float = 30) -> None:
 def cpu_seconds(pid: int) -> float:
     """CPU seconds of a server process and of the processes it started (a server with workers)."""
     try:
-        with open(f"/proc/{pid}/stat") as stat:
-            parts = stat.read().rsplit(")", 1)[1].split()
         with open(f"/proc/{pid}/task/{pid}/children") as children:
             child_pids = [int(child) for child in children.read().split()]
     except FileNotFoundError:
         return 0.0
-    own = (int(parts[11]) + int(parts[12])) / os.sysconf("SC_CLK_TCK")
-    return own + sum(cpu_seconds(child) for child in child_pids)
+    return _ticks(f"/proc/{pid}/stat") + sum(cpu_seconds(child) for child in child_pids)
+
+
+def _ticks(stat_path: str) -> float:
+    """The user and system CPU seconds in a /proc stat file (a process's or a thread's)."""
+    try:
+        with open(stat_path) as stat:
+            parts = stat.read().rsplit(")", 1)[1].split()
+    except FileNotFoundError:
+        return 0.0
+    return (int(parts[11]) + int(parts[12])) / os.sysconf("SC_CLK_TCK")
 
 
 # -- the players ------------------------------------------------------------------------
@@ -444,7 +460,7 @@ async def run_table_stack(
         for n, (s, ps) in enumerate(zip(tables, everyone, strict=True))
     ]
     await asyncio.sleep(args.warmup)
-    cpu0 = {s.port: cpu_seconds(s.process.pid) for s in servers}
+    cpu0 = {s.port: s.cpu_seconds() for s in servers}
     queries0 = sum(s.queries() for s in servers)
     connections0 = sum(s.connections() for s in servers)
     stats.measuring = True
@@ -452,7 +468,7 @@ async def run_table_stack(
     await asyncio.sleep(args.window)
     stats.measuring = False
     window = time.perf_counter() - started
-    cpu = sum(cpu_seconds(s.process.pid) - cpu0[s.port] for s in servers)
+    cpu = sum(s.cpu_seconds() - cpu0[s.port] for s in servers)
     await asyncio.sleep(0.6)  # the query counter is written twice a second
     queries = sum(s.queries() for s in servers) - queries0
     connections = sum(s.connections() for s in servers) - connections0
