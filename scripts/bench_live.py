@@ -17,11 +17,13 @@ processes; each process pinned to a CPU of its own, ``--cpu``, as the README's
 deployment runs them, unless ``--no-pin``), seats T tables of 4 players, opens every
 player's websocket exactly as the page does (session cookie, Origin), has each host
 start their game (the server deals and keeps the game, as for a table started on the
-site), and plays real games through the endpoints htmx posts to: a bid read from the
-player's bid buttons, a card read from the playable cards of the hand, the host's "Next
-trick" / "Next round". The move is chosen by the shared random-move chooser. Pacing as
-the floor's: 4 moves back to back, then 1.5 s (``--mode trick``), or no pause at all
-(``--mode closed``).
+site) or, for a table played from a later round (``--from-round N``, or ``spread``
+over the game's ten rounds, see ``start_rounds``), plays it up to that round
+through the actions, and plays real games through the endpoints htmx
+posts to: a bid read from the player's bid buttons, a card read from the playable
+cards of the hand, the host's "Next trick" / "Next round". The move is chosen by
+the shared random-move chooser. Pacing as the floor's: 4 moves back to back, then
+1.5 s (``--mode trick``), or no pause at all (``--mode closed``).
 
 Latency of a move: from just before its POST until the last of the table's 4
 sockets has a frame with the new version, each frame stamped as it arrives, as
@@ -100,23 +102,53 @@ class Seated:
     table_id: int
     host_index: int
     cookies: list[str]  # "sessionid=...", seat order
+    started: bool = False  # already in play (from a later round): no "Start" to post
 
 
-def seat_tables(count: int, run: str) -> list[Seated]:
+def start_rounds(count: int, from_round: str) -> list[int]:
+    """The round each of ``count`` tables is played from.
+
+    A game's later rounds deal more cards: bigger hands, longer tricks, more of
+    the round's story and of the score sheet on the page, so a move there costs
+    more and its frame is bigger than in round 1. "spread" starts the tables at
+    the middles of equal slices of the game (1 table: round 6; 10 tables: rounds
+    1 to 10; 50: five from each round), so that a window of play measures moves
+    of the whole game, not only of its first rounds. A number starts every table there.
+    """
+    from games import rules
+
+    if from_round != "spread":
+        return [int(from_round)] * count
+    return [1 + (rules.ROUNDS * t + rules.ROUNDS // 2) // count for t in range(count)]
+
+
+def seat_tables(count: int, run: str, rounds: list[int], seed: int) -> list[Seated]:
     """``count`` tables of 4 seated players (the shared factories), each with a session.
 
-    The host starts each game through the server (``start_game``), as their click
-    does: the server process that runs the table deals round 1 and keeps its game
-    (games.state_cache), as it would for a table started on the site.
+    A table played from round 1 is started by its host through the server
+    (``start_game``), as their click does: the server process that runs the table
+    deals round 1 and keeps its game (games.state_cache), as it would for a table
+    started on the site. A table played from a later round is started and played up
+    to that round's bids here, through games.actions with the shared random-move
+    driver (nobody has a socket open yet, so no frame is rendered); the server reads
+    its game at its first move there.
     """
-    from games.testing import factories
+    from games import actions
+    from games.models import Table
+    from games.testing import driver, factories
 
     tables = []
     for t in range(count):
         table, users = factories.seated_table(
             PLAYERS, ghost=False, seed=None, prefix=f"b{run}t{t}-"
         )
-        tables.append(Seated(table.pk, 0, [factories.session_cookie(u) for u in users]))
+        started = rounds[t] > 1
+        if started:
+            table = actions.start_game(users[0], table.pk, table.version)
+            done = driver.at_phase(Table.Phase.BIDDING, rounds[t])
+            driver.play_until(table, random.Random(seed + t), done=done)
+        cookies = [factories.session_cookie(u) for u in users]
+        tables.append(Seated(table.pk, 0, cookies, started))
     return tables
 
 
@@ -447,7 +479,9 @@ async def run_table_stack(
             )
         everyone.append(players)
     await asyncio.gather(*(open_player(p, p.base) for players in everyone for p in players))
-    await asyncio.gather(*(start_game(s, ps) for s, ps in zip(tables, everyone, strict=True)))
+    await asyncio.gather(
+        *(start_game(s, ps) for s, ps in zip(tables, everyone, strict=True) if not s.started)
+    )
     # This client holds Django, the seated tables and every socket: a full collection
     # walked all of it and stalled the client 80-110 ms a few times a window, every
     # move in flight timed that much slower. Set aside, as the server does at startup
@@ -486,6 +520,7 @@ async def run_table_stack(
         "server": args.server,
         "pinned": args.pin,
         "mode": args.mode,
+        "from_round": args.from_round,
         "window_s": round(window, 1),
         "moves": stats.moves,
         "moves_per_s": round(stats.moves / window, 1),
@@ -558,6 +593,13 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=5)
     parser.add_argument("--window", type=float, default=30)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--from-round",
+        choices=("spread", *(str(n) for n in range(1, 11))),
+        default="1",
+        help="the round the tables are played from: 1 (default, as the README's figures),"
+        " or 'spread' over the game's ten rounds (see start_rounds)",
+    )
     parser.add_argument("--no-floor", action="store_true")
     parser.add_argument(
         "--no-pin",
@@ -584,7 +626,8 @@ def main() -> None:
     rows = []
     with tempfile.TemporaryDirectory() as scratch:
         for t in args.tables:
-            tables = seat_tables(t, f"{int(time.time())}{t}")
+            rounds = start_rounds(t, args.from_round)
+            tables = seat_tables(t, f"{int(time.time())}{t}", rounds, args.seed)
             servers = start_servers(args.processes, args.server, env, Path(scratch), args.pin)
             try:
                 ours = asyncio.run(run_table_stack(args, tables, servers))
