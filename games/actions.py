@@ -185,6 +185,18 @@ def _game_state(table: Table, seats: list[Seat]) -> GameState:
     return state_cache.take(table, seats) or load_state(table, seats)
 
 
+def _move_state(table: Table, seats: list[Seat]) -> GameState:
+    """``_game_state`` for a bid, a play or "next trick": when read, with what the pages
+    hold of the public regions the move may push, so that it sends only what changed
+    (games.frames.remember_sent)."""
+    kept = state_cache.take(table, seats)
+    if kept is not None:
+        return kept
+    state = load_state(table, seats)
+    frames.remember_sent(state, frames.parted_regions_a_move_may_push(state))
+    return state
+
+
 def _save_version(table: Table, fields: tuple[str, ...] | None = None, **changes: Any) -> None:
     """Save ``table`` at its next version with ``changes``; ``fields``: only these columns."""
     for name, value in changes.items():
@@ -397,7 +409,7 @@ def _begin_round(table: Table, number: int, seats: list[Seat] | None = None) -> 
 @_atomic_action
 def place_bid(user: Any, table_id: int, version: int, value: int) -> Table:
     table, seats = _lock_with_seats(table_id)
-    state = _game_state(table, seats)
+    state = _move_state(table, seats)
     seat = _seat(table, user, state.seats)
     _check_playing(table, Table.Phase.BIDDING)
     assert state.round is not None
@@ -426,7 +438,7 @@ def place_bid(user: Any, table_id: int, version: int, value: int) -> Table:
 @_atomic_action
 def play_card(user: Any, table_id: int, version: int, card: str, tigress_as: str = "") -> Table:
     table, seats = _lock_with_seats(table_id)
-    state = _game_state(table, seats)
+    state = _move_state(table, seats)
     seat = _seat(table, user, state.seats)
     _check_version(table, version)
     _check_playing(table, Table.Phase.PLAYING)
@@ -637,7 +649,7 @@ def _lock_for_host(user: Any, table_id: int, version: int, phase: str) -> tuple[
 @_atomic_action
 def next_trick(user: Any, table_id: int, version: int) -> Table:
     table, seats = _lock_for_host(user, table_id, version, Table.Phase.TRICK_DONE)
-    state = _game_state(table, seats)
+    state = _move_state(table, seats)
     assert state.round is not None and state.trick is not None
     previous = state.trick
     trick = insert(

@@ -65,6 +65,37 @@ def public_regions_after_move(state: GameState) -> tuple[str, ...]:
     return regions
 
 
+def parted_regions_a_move_may_push(state: GameState) -> tuple[str, ...]:
+    """The parted public regions that a bid, a play or "next trick" from ``state`` (as
+    read, before the move) may push: the seats always, the earlier tricks when a trick
+    starts or ends, the scores when a play can end the round (its last trick)."""
+    last_trick = (
+        state.round is not None
+        and state.trick is not None
+        and state.trick.number == state.round.cards_dealt
+    )
+    return ("seats", "tricks-history", *(("scores",) if last_trick else ()))
+
+
+def remember_sent(state: GameState, regions: Iterable[str]) -> None:
+    """Take ``regions`` (parted public regions) of ``state``'s version, as every page at
+    that version holds them, for what was last sent (``state.sent``).
+
+    A move that read its game (another process moved the table last, or this one
+    restarted) has no record of what it sent. Without one, each parted region it pushes
+    goes whole: at a round's end, the whole score sheet. Rendered from the state as
+    read, before the move changes it, the record lets the move send only the parts
+    that changed. A part that reads otherwise on some page (an online mark that moved
+    since) is only sent again.
+    """
+    languages = {language_of(seat.user) for seat in state.seats}
+    for language in languages:
+        with translation.override(language):
+            context = {**presenter.public_context(state), **PUSHED}
+            for region in regions:
+                state.sent[language, region] = parts.split(render_region(region, context))
+
+
 def own_regions_after_move(state: GameState) -> dict[int, tuple[str, ...]] | None:
     """seat id -> the seat regions a move changed for it; None: all of them for everyone.
 

@@ -18,6 +18,7 @@ import pytest
 from games import actions, broadcast, presence, rules, state_cache
 from games.models import Table
 from games.state import load_state
+from tests.support.presence import every_seat_watching
 
 from .helpers import bid_all, fresh, started_table
 from .test_queries import NEXT_ROUND
@@ -110,14 +111,62 @@ def test_a_move_made_elsewhere_is_read_again(
 def _spy_on_states() -> tuple[list[Any], Any]:
     """The game state each move runs on, and a patch that records it."""
     used: list[Any] = []
-    real = actions._game_state
+    real = actions._move_state
 
     def spy(locked: Table, seats: list[Any]) -> Any:
         state = real(locked, seats)
         used.append(state)
         return state
 
-    return used, mock.patch.object(actions, "_game_state", spy)
+    return used, mock.patch.object(actions, "_move_state", spy)
+
+
+def _frames(commit: Any, action: Any, *args: Any) -> tuple[Table, list[str]]:
+    """Make a move; the table it saved and the frames its push sent."""
+    sent: list[Any] = []
+    with mock.patch.object(broadcast, "send", sent.extend):
+        table = _move(commit, action, *args)
+    return table, [message["html"] for _group, message in sent]
+
+
+def test_a_play_read_again_sends_the_seats_it_changed_not_the_seat_list(committing: Any) -> None:
+    """R5: after a play made elsewhere, the next play reads the game again, yet its frame
+    holds the two seats it changed (who played, who plays next), as after a kept game."""
+    table, _users = _in_tricks(committing)
+    every_seat_watching(table)
+    with elsewhere():
+        table = _move(committing, actions.play_card, *_play_args(table))
+    table, sent = _frames(committing, actions.play_card, *_play_args(table))
+    assert len(sent) == 4
+    for html in sent:
+        assert '<section id="seats"' not in html
+        assert html.count('<li id="seats-seat-') == 2
+
+
+def test_a_rounds_last_play_read_again_sends_its_row_not_the_score_sheet(
+    committing: Any,
+) -> None:
+    """R9: the round's last play, read again (say, after a restart), adds round 3's row
+    to the score sheet and sends that row and the totals, not the whole sheet."""
+    table, users = _in_tricks(committing)
+    every_seat_watching(table)
+    while True:
+        if table.phase == Table.Phase.TRICK_DONE:
+            table = _move(committing, actions.next_trick, users[0], table.pk, table.version)
+            continue
+        state = load_state(fresh(table))
+        assert state.trick is not None
+        if state.trick.number == 3 and len(state.plays) == 3:
+            break  # the round's last play comes next
+        table = _move(committing, actions.play_card, *_play_args(table))
+    state_cache.forget_all()
+    table, sent = _frames(committing, actions.play_card, *_play_args(table))
+    assert table.phase == Table.Phase.ROUND_DONE
+    for html in sent:
+        assert '<section id="scores"' not in html
+        assert '<tr id="sheet-round-3" data-part hx-swap-oob="morph"' in html
+        assert '<tr id="sheet-totals" data-part hx-swap-oob="morph"' in html
+        assert 'id="sheet-round-2"' not in html
 
 
 def test_a_card_chosen_in_advance_elsewhere_is_seen(committing: Any) -> None:
