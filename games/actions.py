@@ -186,13 +186,10 @@ def _game_state(table: Table, seats: list[Seat]) -> GameState:
 
 
 def _move_state(table: Table, seats: list[Seat]) -> GameState:
-    """``_game_state`` for a bid, a play or "next trick": when read, with what the pages
+    """``_game_state`` for a bid, a play or "next trick", with a record of what the pages
     hold of the public regions the move may push, so that it sends only what changed
     (games.frames.remember_sent)."""
-    kept = state_cache.take(table, seats)
-    if kept is not None:
-        return kept
-    state = load_state(table, seats)
+    state = _game_state(table, seats)
     frames.remember_sent(state, frames.parted_regions_a_move_may_push(state))
     return state
 

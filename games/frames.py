@@ -78,21 +78,32 @@ def parted_regions_a_move_may_push(state: GameState) -> tuple[str, ...]:
 
 
 def remember_sent(state: GameState, regions: Iterable[str]) -> None:
-    """Take ``regions`` (parted public regions) of ``state``'s version, as every page at
-    that version holds them, for what was last sent (``state.sent``).
+    """Record ``regions`` (parted public regions) of ``state``'s version as what was last
+    sent (``state.sent``), where there is no record of them: as every page at that
+    version holds them.
 
-    A move that read its game (another process moved the table last, or this one
-    restarted) has no record of what it sent. Without one, each parted region it pushes
-    goes whole: at a round's end, the whole score sheet. Rendered from the state as
-    read, before the move changes it, the record lets the move send only the parts
-    that changed. A part that reads otherwise on some page (an online mark that moved
-    since) is only sent again.
+    A region goes as its changed parts only against such a record. A move that read
+    its game (another process moved the table last, or this one restarted) has none,
+    and a region this process never pushed for the table has none either (the score
+    sheet of a table read in the middle of a round). Without one, the region goes
+    whole: at a round's end, the whole score sheet. Rendered from the state as read,
+    before the move changes it, the record lets the move send only the parts that
+    changed. A part that reads otherwise on some page (an online mark that moved since)
+    is only sent again.
+
+    The languages are those the table was last sent in (all its seats' when nothing
+    was): a language whose readers closed the table is not rendered on every move.
     """
-    languages = {language_of(seat.user) for seat in state.seats}
+    languages = {language for language, _region in state.sent} or {
+        language_of(seat.user) for seat in state.seats
+    }
     for language in languages:
+        missing = [region for region in regions if (language, region) not in state.sent]
+        if not missing:
+            continue
         with translation.override(language):
             context = {**presenter.public_context(state), **PUSHED}
-            for region in regions:
+            for region in missing:
                 state.sent[language, region] = parts.split(render_region(region, context))
 
 
