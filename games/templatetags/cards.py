@@ -169,8 +169,9 @@ def hand_button(
     same card when a push re-renders the hand.
     """
     face = card(code)
+    # The buttons are in the hand's form, and a button's type is "submit" by default:
+    # neither is spelled out, as a 10-card hand sends them ten times a push.
     if not playable:
-        # Disabled, and in no form (the playable ones name theirs): no type needed.
         return format_html(
             '<button id="play-{}" class="card-button" disabled{}>{}</button>',
             code,
@@ -179,8 +180,8 @@ def hand_button(
         )
     if not needs_choice:
         return format_html(
-            '<button type="submit" id="play-{}" form="hand-form" name="card" value="{}"'
-            ' class="card-button card-button--playable" aria-label="{}">{}</button>',
+            '<button id="play-{}" name="card" value="{}" class="card-button"'
+            ' aria-label="{}">{}</button>',
             code,
             code,
             play_label(code),
@@ -188,8 +189,7 @@ def hand_button(
         )
     choice = format_html_join(
         "",
-        '<button type="submit" form="hand-form" name="card" value="{}:{}" class="button"'
-        ' aria-label="{}">{}</button>',
+        '<button name="card" value="{}:{}" class="button" aria-label="{}">{}</button>',
         (
             (code, rules.PIRATE, play_label(code, rules.PIRATE), _("As a pirate")),
             (code, rules.ESCAPE, play_label(code, rules.ESCAPE), _("As an escape")),
@@ -197,8 +197,8 @@ def hand_button(
     )
     return format_html(
         '<details class="tigress-choice" id="tigress-choice">'
-        '<summary role="button" id="play-{}" class="card-button card-button--playable"'
-        ' aria-label="{}">{}</summary><div class="tigress-choice__form"><p>{}</p>{}</div>'
+        '<summary role="button" id="play-{}" class="card-button" aria-label="{}">{}</summary>'
+        '<div class="tigress-choice__form"><p>{}</p>{}</div>'
         "</details>",
         code,
         play_label(code),

@@ -29,7 +29,7 @@
 
   // The next sensible control, in order of what a player does next.
   var NEXT = [
-    "#hand .card-button--playable:not([disabled])",
+    "#hand .card-button:not([disabled])",
     "#controls .bid-button",
     "#controls .button--primary",
   ];

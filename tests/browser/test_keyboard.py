@@ -78,7 +78,7 @@ def next_move(page: Page) -> str | None:
     if count(page, "#controls .bid-button"):
         return "bid"
     if count(page, "#status.status--your-turn") and count(
-        page, "#hand .card-button--playable:not([disabled])"
+        page, "#hand .card-button:not([disabled])"
     ):
         return "play"
     return None

@@ -267,7 +267,7 @@ def test_hand_is_at_full_strength_and_playable_cards_stand_out_when_you_must_pla
             assert ratio >= AA, f"{name}: {code} at {ratio:.2f}:1"
 
     page = pages[actor]
-    playable = page.locator("#hand .card-button--playable .card")
+    playable = page.locator("#hand .card-button:not([disabled]) .card")
     others = page.locator("#hand .card-button:disabled .card")
     assert playable.count() >= 1
     for i in range(playable.count()):
