@@ -596,9 +596,9 @@ def main() -> None:
     parser.add_argument(
         "--from-round",
         choices=("spread", *(str(n) for n in range(1, 11))),
-        default="1",
-        help="the round the tables are played from: 1 (default, as the README's figures),"
-        " or 'spread' over the game's ten rounds (see start_rounds)",
+        default="spread",
+        help="the round the tables are played from: 'spread' over the game's ten rounds"
+        " (default, as the README's figures; see start_rounds), or one round for all",
     )
     parser.add_argument("--no-floor", action="store_true")
     parser.add_argument(
