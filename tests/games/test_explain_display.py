@@ -131,7 +131,7 @@ def test_r9_bonus_shown_with_whether_it_still_counts_and_in_the_round_summary():
     # The round summary names the capture that made the bonus (R9), base and bonus apart.
     scores = region(html, "scores")
     row = re.search(
-        rf'<tr data-seat="[^"]+">\s*<th scope="row" title="{winner}">.*?</tr>',
+        rf'<tr data-seat="[^"]+">\s*<th scope="row">{winner}</th>.*?</tr>',
         scores,
         re.S,
     )
