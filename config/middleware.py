@@ -14,9 +14,9 @@ logs the connect and the disconnect (with its close code).
 from __future__ import annotations
 
 import logging
+import random
 import re
 import time
-import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -36,10 +36,14 @@ request_log = logging.getLogger("skullking.request")
 
 
 def request_id_from(value: str | None) -> str:
-    """The incoming id when sane, else a fresh one (32 hex digits, like nginx's $request_id)."""
+    """The incoming id when sane, else a fresh one (32 hex digits, like nginx's $request_id).
+
+    An id only ties log lines together, so it comes from the process's pseudo-random
+    generator: uuid4 reads the kernel's (a system call that gives up the GIL, and a
+    move's thread then waits for the event loop to hand it back)."""
     if value and SANE_REQUEST_ID.fullmatch(value):
         return value
-    return uuid.uuid4().hex
+    return f"{random.getrandbits(128):032x}"
 
 
 def known_ids(request: HttpRequest) -> tuple[int | None, int | None]:
