@@ -115,17 +115,23 @@ def card(code: str, as_: str = "", size: str = "") -> SafeString:
     elif as_ == rules.ESCAPE:
         as_label = _("as escape")
     as_part = format_html('<span class="card__as">{}</span>', as_label) if as_label else ""
+    # The suit's symbol is drawn by the CSS (.card::before).
+    # A numbered card (or a played Tigress) is an image named by the card's name: also
+    # inside a hand's button, whose accessible name ("Play Green 14") must then contain
+    # the tile's name, not its face and label read apart ("14 Green"; axe's
+    # label-content-name-mismatch). A special card's label alone already reads as its
+    # name ("Pirate"): it needs no name of its own.
+    named = (
+        format_html(' role="img" aria-label="{}"', card_name(c.code, as_))
+        if face or as_label
+        else ""
+    )
     return format_html(
-        # The suit's symbol is drawn by the CSS (.card::before).
-        # role="img" with the card's name: also inside a hand's button, whose
-        # accessible name ("Play Green 14") must then contain the tile's name, not its
-        # face and label read apart ("14 Green"; axe's label-content-name-mismatch).
-        '<span class="{}" data-card="{}"{} role="img" aria-label="{}">{}'
-        '<span class="card__label">{}</span>{}</span>',
+        '<span class="{}" data-card="{}"{}{}>{}<span class="card__label">{}</span>{}</span>',
         classes,
         c.code,
         format_html(' data-as="{}"', as_) if as_label else "",
-        card_name(c.code, as_),
+        named,
         face,
         label,
         as_part,
