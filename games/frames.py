@@ -252,11 +252,6 @@ def render_chat(state: GameState, seat: Seat) -> str:
         return _render(CHAT_REGIONS, {**presenter.public_context(state), **PUSHED})
 
 
-def render_error(message: str) -> str:
-    """The error line as an oob swap (empty: clears an earlier error)."""
-    return regions.render("error", {"error": message, "oob": True})
-
-
 def render_presence(online: set[int], seat_ids: Iterable[int], language: str) -> str:
     """Each seat's online mark as an oob swap (a socket's presence update)."""
     with translation.override(language):

@@ -157,7 +157,8 @@ def _actor_frame(request: HttpRequest, table_id: int, done: Any, html: str | Non
             html = frames.render_chat(state, seat)
         else:
             html = frames.render_snapshot(state, seat)
-    response = HttpResponse(frames.render_error("") + html)
+    # (An earlier refusal's reason is cleared by the page itself: static/js/live.js.)
+    response = HttpResponse(html)
     response["HX-Reswap"] = "none"
     return response
 

@@ -21,6 +21,12 @@
  *    and moving it would move every form inside it, also those of regions
  *    already newer than V (a late frame would make the leader's playable hand
  *    post a stale version, refused with 409).
+ * 5. A refusal's reason (#error, from a 4xx answer) goes when this page sends its
+ *    next action: that action's own answer says what happened to it. Cleared
+ *    here, as the request starts, not by the answer: when the push overtakes the
+ *    answer and removes the form that posted (a bid's), that form is out of the
+ *    document and htmx neither swaps the answer's out-of-band regions nor lets its
+ *    events reach the document, so the old reason would stay beside the made move.
  */
 (function () {
   "use strict";
@@ -87,6 +93,12 @@
       }
     }
   }
+
+  document.addEventListener("htmx:beforeRequest", function () {
+    var error = document.getElementById("error");
+    // Its content only: the element stays the page's live region for the next reason.
+    if (error) error.replaceChildren();
+  });
 
   // An action's own answer (the actor's frame, swapped out of band).
   document.addEventListener("htmx:afterRequest", function (evt) {

@@ -588,3 +588,28 @@ def test_a_refused_copy_says_so_and_selects_the_link_to_copy_by_hand(
     )
     assert selected == link, f"{selected!r} is selected, not the whole link {link!r}"
     assert_no_browser_errors([host])
+
+
+def test_a_refused_move_says_why_and_the_next_move_clears_it(open_player: OpenPlayer) -> None:
+    """R4: a bid from a form older than the deal is refused (409) with a reason in the error
+    line; the next bid, from the page the refusal brought, is made and the line is empty,
+    though the bid's push, which removes the bid form, may overtake its answer. The line
+    stays one live region throughout (its content goes, not the element), so a screen
+    reader announces the next reason."""
+    players, _table_id = seat_table(open_player, ["fay", "eve"], ghost=True)
+    start(players)
+    fay = players[0]
+    error = fay.page.locator("#error")
+    # The form as it was before the deal: its version is the table's at the start.
+    fay.page.locator('#controls input[name="version"]').first.evaluate("e => { e.value = '1' }")
+    button(fay.page, "Bid 1").click()
+    expect(error).not_to_have_text("")
+    expect(error).to_have_attribute("aria-live", "assertive")
+    before = settle(players)
+    button(fay.page, "Bid 1").click()
+    # (Not wait_past: the error line still holds the refusal until the bid's answer.)
+    expect(fay.page.locator("#status")).to_have_attribute("data-version", str(before + 1))
+    expect(error).to_have_text("")
+    expect(error).to_have_attribute("aria-live", "assertive")
+    expect(fay.page.locator("#seats")).to_contain_text("✓ has bid")
+    assert_no_browser_errors(players)

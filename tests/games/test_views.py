@@ -448,7 +448,7 @@ def test_plain_post_redirects_303_htmx_post_returns_the_actors_frame(monkeypatch
     oob = r'^<(?:section|div|ol) id="([a-z-]+)"[^>]*hx-swap-oob="(?:true|morph)"'
     ids = re.findall(oob, html, re.M)
     # The round's earlier tricks (none yet) read as before the bid: nothing of them is sent.
-    assert ids == ["error", "seats", "trick", "status", "hand", "controls"]
+    assert ids == ["seats", "trick", "status", "hand", "controls"]
     assert f'data-version="{fresh(table).version}"' in html
     # The very frame bert's socket got, not a second render.
     assert html.endswith(pushed[bert.pk])
