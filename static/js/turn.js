@@ -79,10 +79,12 @@
     if (!play) return null;
     var seat = play.closest(".felt__seat");
     var name = seat && seat.querySelector(".felt__name");
-    var face = play.querySelector(".card[aria-label]");
+    var face = play.querySelector(".card");
     if (!name || !face) return null;
+    // A card's name: its aria-label, or for a special card its label alone ("Pirate").
+    var card = face.getAttribute("aria-label") || face.textContent.trim();
     return { key: (play.getAttribute("data-seat") || "") + "/" + face.getAttribute("data-card"),
-      name: name.textContent.trim(), card: face.getAttribute("aria-label") };
+      name: name.textContent.trim(), card: card };
   }
 
   function update() {

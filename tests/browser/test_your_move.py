@@ -88,6 +88,20 @@ def test_r5_your_move_marks_title_favicon_and_is_announced(
     expect(icon).to_have_attribute("href", re.compile(r"/favicon\.svg$"))
 
 
+def test_r5_a_special_card_is_announced_by_its_name(
+    server: Server, open_as: Callable[..., Page]
+) -> None:
+    """A special card's tile is named by its label alone ("Pirate"): the live region
+    says it as it says a numbered card."""
+    setup = RiggedTables(server, ["PIR1", "G3"], ["G5", "Y2"], batch=1).take()
+    anne, bob = setup.names
+    anne_page = open_as(setup, anne, DESKTOP)
+    bob_page = open_as(setup, bob, DESKTOP)
+    anne_page.locator("#play-PIR1").click()
+    expect(bob_page.locator("#announce")).to_have_text(f"{anne} plays Pirate. Your move")
+    expect(anne_page.locator("#announce")).to_have_text(f"{anne} plays Pirate")
+
+
 def test_sound_and_notification_are_opt_in_remembered_and_used_on_your_move(
     tables: RiggedTables, open_as: Callable[..., Page]
 ) -> None:
