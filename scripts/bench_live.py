@@ -593,9 +593,11 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=5)
     parser.add_argument("--window", type=float, default=30)
     parser.add_argument("--seed", type=int, default=1)
+    from games import rules  # pure Python: nothing of Django is set up yet
+
     parser.add_argument(
         "--from-round",
-        choices=("spread", *(str(n) for n in range(1, 11))),
+        choices=("spread", *(str(n) for n in range(1, rules.ROUNDS + 1))),
         default="spread",
         help="the round the tables are played from: 'spread' over the game's ten rounds"
         " (default, as the README's figures; see start_rounds), or one round for all",
