@@ -38,6 +38,7 @@ Presence after a crash: each socket keeps a cache entry alive with a heartbeat
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import logging
 import os
@@ -148,6 +149,41 @@ def _log_to(args: argparse.Namespace) -> None:
             access.addHandler(logging.FileHandler(args.access_log))
 
 
+class QuietServer(uvicorn.Server):
+    """uvicorn's server, waking once a second when idle instead of ten times.
+
+    uvicorn's main loop wakes every 0.1 s to see whether it should stop (and once a
+    second of those to refresh the Date header). Each wake-up is a turn of the
+    event loop and of the GIL for nothing: an idle server spent 2.5 ms of CPU a
+    second, 1 ms for each move at one table (measured: ``/proc/<pid>/stat`` over
+    20 s, 20 wake-ups a second under strace). Here the loop waits a second between
+    ticks, and a stop signal wakes it at once, so a shutdown starts as soon as
+    before.
+    """
+
+    TICK = 1.0  # seconds; uvicorn refreshes its Date header every 10th tick of 0.1 s
+
+    async def main_loop(self) -> None:
+        self._wake = asyncio.Event()
+        self._loop = asyncio.get_running_loop()
+        counter = 0
+        should_exit = await self.on_tick(counter)
+        while not should_exit:
+            # A multiple of 10, so that on_tick refreshes the Date header every tick.
+            counter = (counter + 10) % 864000
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), self.TICK)
+            should_exit = await self.on_tick(counter)
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        super().handle_exit(sig, frame)
+        # A signal handler runs between two steps of the loop's own thread: hand the
+        # wake-up to the loop as asyncio asks of signal.signal() handlers.
+        loop = getattr(self, "_loop", None)
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._wake.set)
+
+
 def _stop(signum: int, frame: FrameType | None) -> None:
     """SIGTERM/SIGINT outside uvicorn's own handling: exit 0.
 
@@ -167,7 +203,7 @@ def main(argv: list[str] | None = None) -> None:
     for stop_signal in (signal.SIGTERM, signal.SIGINT):
         signal.signal(stop_signal, _stop)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    server = uvicorn.Server(server_config(args))
+    server = QuietServer(server_config(args))
     server.run()
     if not server.started:
         sys.exit(1)  # the port was taken, or the application failed to load
