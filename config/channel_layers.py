@@ -16,6 +16,12 @@ calling thread through a synchronous Redis client (redis-py's, thread-safe, one
 pool per shard): no hop, no coroutine. (Interleaved at 10 tables, scripts/bench_live.py
 measured the two the same within the machine's noise.)
 
+Receiving waits longer between idle wake-ups (``_QuietShard``): channels_redis's
+receiver asks Redis for a message with a 0.1 s timeout, so a process with sockets
+woke ten times a second with nothing to do. A message that arrives wakes it at
+once whatever the timeout; the timeout only decides how often an idle process
+turns its event loop (and the GIL) for nothing. It is a second here.
+
 It leans on channels_redis's own pieces (the group's channel name, the shard of
 a name, the shard's lock and client), pinned at 4.3.0 in requirements.lock;
 tests/test_channel_layers.py checks delivery against a real Redis.
@@ -25,12 +31,22 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import threading
 from collections import defaultdict
 from typing import Any
 
 import redis
-from channels_redis.pubsub import RedisPubSubChannelLayer, RedisPubSubLoopLayer
+from channels_redis.pubsub import (
+    RedisPubSubChannelLayer,
+    RedisPubSubLoopLayer,
+    RedisSingleShardConnection,
+)
+
+logger = logging.getLogger(__name__)
+
+#: Seconds the receiver waits for a message before it looks again (channels_redis: 0.1).
+IDLE_WAIT = 1.0
 
 
 class PipelinedPubSubChannelLayer(RedisPubSubChannelLayer):
@@ -44,6 +60,13 @@ class PipelinedPubSubChannelLayer(RedisPubSubChannelLayer):
         # The layer each event loop gets, for its naming only (the groups' channel
         # names, the shard of a name): it opens no connection until it is used.
         return RedisPubSubLoopLayer(*self._args, **self._kwargs, channel_layer=self)
+
+    def _get_layer(self) -> RedisPubSubLoopLayer:
+        layer: RedisPubSubLoopLayer = super()._get_layer()
+        for shard in layer._shards:
+            if type(shard) is RedisSingleShardConnection:
+                shard.__class__ = _QuietShard
+        return layer
 
     def _client(self, shard: int) -> redis.Redis:
         with self._clients_lock:
@@ -76,6 +99,29 @@ class PipelinedPubSubChannelLayer(RedisPubSubChannelLayer):
             channel = layer._get_group_channel_name(group)
             by_shard[layer._get_shard(channel)].append((channel, self.serialize(message)))
         await asyncio.gather(*(_publish(shard, items) for shard, items in by_shard.items()))
+
+
+class _QuietShard(RedisSingleShardConnection):
+    """A shard whose receiver waits IDLE_WAIT for a message, not 0.1 s."""
+
+    async def _do_receiving(self) -> None:
+        # As channels_redis 4.3.0's, but for the wait. Before the first subscription
+        # is made, it looks again after 0.1 s as before, so that a new socket's first
+        # messages do not wait a second.
+        while True:
+            try:
+                if self._pubsub and self._pubsub.subscribed:
+                    message = await self._pubsub.get_message(
+                        ignore_subscribe_messages=True, timeout=IDLE_WAIT
+                    )
+                    self._receive_message(message)
+                else:
+                    await asyncio.sleep(0.1)
+            except (TimeoutError, asyncio.CancelledError, GeneratorExit):
+                raise
+            except BaseException:
+                logger.exception("Unexpected exception in receive task")
+                await asyncio.sleep(1)
 
 
 async def _publish(shard: Any, items: list[tuple[str, bytes]]) -> None:

@@ -138,3 +138,37 @@ def test_a_move_s_frames_go_out_in_one_call_when_the_layer_can(
     assert layer.calls == [messages]
     if isinstance(layer, FromThreadLayer):
         assert layer.threads == [threading.current_thread().name]  # no hop elsewhere
+
+
+def test_an_idle_socket_s_receiver_wakes_rarely_and_a_frame_still_arrives_at_once(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process with open sockets and no moves asks Redis for messages about once a
+    second (channels_redis asks ten times), and a frame sent after such a quiet spell
+    still reaches its socket (a message wakes the receiver whatever it waits for)."""
+    from redis.asyncio.client import PubSub
+
+    looks: list[float] = []
+    get_message = PubSub.get_message
+
+    async def counted(self: Any, *args: Any, **kwargs: Any) -> Any:
+        looks.append(1)
+        return await get_message(self, *args, **kwargs)
+
+    monkeypatch.setattr(PubSub, "get_message", counted)
+
+    async def scenario() -> int:
+        layer = PipelinedPubSubChannelLayer(hosts=[redis_url], prefix="test")
+        channel = await layer.new_channel()
+        await layer.group_add("table-1-user-ann", channel)
+        await asyncio.sleep(0.3)  # the receiver is waiting now
+        first = len(looks)
+        await asyncio.sleep(1.5)
+        quiet_looks = len(looks) - first
+        await layer.group_send("table-1-user-ann", {"type": "table.frame", "html": "<p>"})
+        message = await asyncio.wait_for(layer.receive(channel), timeout=5)
+        assert message["html"] == "<p>"
+        await layer.flush()
+        return quiet_looks
+
+    assert asyncio.run(scenario()) <= 3  # channels_redis's own receiver: 15 in 1.5 s
