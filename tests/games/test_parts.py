@@ -101,6 +101,15 @@ def test_a_part_without_an_id_or_an_end_is_refused() -> None:
         parts.split('<ol><li id="a" data-part>x</ol>')
 
 
+def test_only_an_opening_tag_s_data_part_attribute_makes_a_part() -> None:
+    """Text that reads " data-part" and attributes that start with it are not parts."""
+    html = (
+        '<ol data-parts="2"><li id="a" data-part-of="x">says data-part here</li>'
+        '<li id="b" data-part>Bob</li><li class="x" id="c" data-part\n>Cid</li></ol>'
+    )
+    assert list(parts.split(html).parts) == ["b", "c"]
+
+
 def test_every_public_region_of_a_table_in_play_cuts_into_parts() -> None:
     """R9: the score sheet has a row per round to come, so a round's end changes one
     row; R4: each seat of the list is a part of its own."""
