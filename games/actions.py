@@ -22,7 +22,7 @@ from django.utils.translation import gettext as _
 
 from accounts import ratelimit
 
-from . import frames, integrity, rules, state_cache
+from . import compiled_writes, frames, integrity, rules, state_cache
 from .broadcast import chat_changed_on_commit, seat_changed_on_commit, table_changed_on_commit
 from .compiled import CompiledRead
 from .compiled_writes import insert, insert_many, save_fields
@@ -222,7 +222,8 @@ def _atomic_action[**P, R](func: Callable[P, R]) -> Callable[P, R]:
     @functools.wraps(func)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
-            with transaction.atomic():
+            # The writes go to the database together (games.compiled_writes).
+            with transaction.atomic(), compiled_writes.batched():
                 return func(*args, **kwargs)
         except IntegrityError as error:
             if integrity.is_lost_race(error):
@@ -427,7 +428,10 @@ def place_bid(user: Any, table_id: int, version: int, value: int) -> Table:
         # R4: the last bid reveals all bids at once; the opener leads trick 1.
         table.phase = Table.Phase.PLAYING
         state.begin_trick(
-            insert(Trick(round=state.round, number=1, leader_id=state.round.opener_id))
+            insert(
+                Trick(round=state.round, number=1, leader_id=state.round.opener_id),
+                key_now=True,  # the state keys the trick's plays by it
+            )
         )
     return _bump_move(state)
 
@@ -650,7 +654,8 @@ def next_trick(user: Any, table_id: int, version: int) -> Table:
     assert state.round is not None and state.trick is not None
     previous = state.trick
     trick = insert(
-        Trick(round=state.round, number=previous.number + 1, leader_id=previous.next_leader_id)
+        Trick(round=state.round, number=previous.number + 1, leader_id=previous.next_leader_id),
+        key_now=True,  # the state keys the trick's plays by it
     )
     state.begin_trick(trick)
     table.phase = Table.Phase.PLAYING

@@ -10,15 +10,16 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.db import DatabaseError
+from django.db import DatabaseError, connection, transaction
 from django.db.models import Model
 from django.db.models.signals import post_save, pre_save
 
-from games.compiled_writes import insert, insert_many, save_fields
+from games.compiled_writes import batched, insert, insert_many, save_fields
 from games.models import Bid, HandCard, Play, Round, RoundScore, Table, Trick
 from games.state import load_state
 
 from .helpers import bid_all, fresh, started_table
+from .test_queries import BATCHED, writes
 
 pytestmark = pytest.mark.django_db
 
@@ -108,3 +109,79 @@ def test_insert_many_writes_the_rows_bulk_create_would_with_their_keys_in_order(
         k: v for k, v in row(theirs[0]).items() if k not in different
     }
     insert_many([])  # nothing to write: no statement
+
+
+# -- batches (every action runs in one: a play's writes in one round trip) -------------
+
+
+def _next_play(state: Any) -> Play:
+    seat = state.seat_to_play()
+    card = str(sorted(state.legal_cards(seat))[0])
+    return Play(trick=state.trick, round=state.round, seat=seat, card=card, order=0)
+
+
+def test_a_batch_sends_its_writes_in_one_round_trip_before_it_ends(
+    django_assert_num_queries: Any,
+) -> None:
+    """R5: a play's hand card, the play and the table's version, as one move writes them."""
+    table, _users = started_table(3, ghost=False)
+    state = load_state(bid_all(fresh(table)))
+    hand_card = next(h for h in state.hands[state.seat_to_play().pk])
+    play = _next_play(state)
+    play.card = hand_card.card
+    # savepoint and release (the test runs in a transaction), and the writes
+    with django_assert_num_queries(2 + writes(3)), transaction.atomic(), batched():
+        hand_card.played = True
+        save_fields(hand_card, ("played",))
+        insert(play)
+        state.table.version += 1
+        save_fields(state.table, ("version",))
+        # On PostgreSQL nothing has gone yet: the play's key comes with the round trip.
+        assert (play.pk is None) == BATCHED
+    assert play.pk is not None and row(play) == own(play)
+    assert row(hand_card)["played"] is True
+    assert fresh(table).version == state.table.version
+
+
+def test_a_read_in_a_batch_sees_the_writes_waiting_before_it() -> None:
+    table, _users = started_table(2)
+    table = fresh(table)
+    with transaction.atomic(), batched():
+        table.version += 5
+        save_fields(table, ("version",))
+        assert Table.objects.get(pk=table.pk).version == table.version
+
+
+def test_a_write_that_needs_a_waiting_row_s_key_goes_after_it() -> None:
+    """A trick inserted, then updated (R6: its winner) and played to, in one batch."""
+    table, _users = started_table(3, ghost=False)
+    state = load_state(bid_all(fresh(table)))
+    assert state.round is not None and state.trick is not None
+    with transaction.atomic(), batched():
+        trick = insert(Trick(round=state.round, number=2, leader_id=state.trick.leader_id))
+        play = _next_play(state)
+        play.trick, play.order = trick, 0
+        insert(play)
+        trick.complete = True
+        save_fields(trick, ("complete",))
+    assert row(play)["trick_id"] == trick.pk is not None
+    assert row(trick)["complete"] is True
+
+
+def test_a_row_that_is_gone_fails_in_a_batch_as_alone() -> None:
+    started_table(2)
+    with pytest.raises(DatabaseError), transaction.atomic(), batched():
+        save_fields(Trick(pk=10**9, number=1), ("complete",))
+
+
+def test_a_batch_left_by_an_error_writes_nothing() -> None:
+    """A refused move (an error after its first writes) leaves the table as it was."""
+    table, _users = started_table(2)
+    version = fresh(table).version
+    with pytest.raises(RuntimeError), transaction.atomic(), batched():
+        changed = fresh(table)
+        changed.version += 1
+        save_fields(changed, ("version",))
+        raise RuntimeError("refused")
+    assert fresh(table).version == version
+    assert connection.execute_wrappers == []

@@ -21,14 +21,14 @@ from games.state import load_state
 from tests.support.presence import every_seat_watching
 
 from .helpers import bid_all, fresh, started_table
-from .test_queries import NEXT_ROUND
+from .test_queries import NEXT_ROUND, PLAY_CARD, writes
 
 pytestmark = pytest.mark.django_db
 
-# savepoint, lock with the seats (read again: names and languages), update hand card,
-# insert play, update table, release: the round's rows come from memory.
-PLAY_CARD_KEPT = 6
-PLAY_CARD_READ = 11  # tests/games/test_queries.py: the same play reading the game
+# savepoint, lock with the seats (read again: names and languages), release, and the
+# writes (update hand card, insert play, update table): the round's rows come from memory.
+PLAY_CARD_KEPT = 3 + writes(3)
+PLAY_CARD_READ = PLAY_CARD  # tests/games/test_queries.py: the same play reading the game
 
 
 @pytest.fixture(autouse=True)
