@@ -15,14 +15,16 @@ to these models; the test checks that too) and the model's ``full_clean`` (which
 ``save`` does not run either).
 
 Inside ``batched()`` (every action runs in one: games.actions), on PostgreSQL,
-``save_fields`` and ``insert`` do not go to the database one at a time: they
-wait, and go together, as one query string of several statements, with the
-next statement the connection runs (a read, a savepoint), or at the end of the
-block, before the transaction commits. A play's three writes are one round trip
-instead of three. Each waiting write is checked as when it ran alone (an update
-changed its row, an insert's new key is read back), and a write that refers to
-a row still waiting goes after it, so the foreign key it saves is known. On
-SQLite (one process, no round trip) each write runs at once, as without a batch.
+``save_fields``, ``insert`` and ``insert_many`` do not go to the database one at a
+time: they wait, and go together, as one query string of several statements,
+with the next statement the connection runs (a read, a savepoint), or at the end
+of the block, before the transaction commits. A play's three writes are one
+round trip instead of three. Each waiting write is checked as when it ran alone
+(an update changed its row, an insert's new keys are read back), and a write
+that needs the key of a row still waiting sends the batch first. On SQLite (one
+process, no round trip) each write runs at once, as without a batch. Django's
+query log (``connection.queries``, with DEBUG) shows writes that went with a
+read under that read's statement.
 """
 
 from __future__ import annotations
