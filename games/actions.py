@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -222,8 +222,9 @@ def _atomic_action[**P, R](func: Callable[P, R]) -> Callable[P, R]:
     @functools.wraps(func)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
-            # The writes go to the database together (games.compiled_writes).
-            with transaction.atomic(), compiled_writes.batched():
+            # The writes go to the database together, with the transaction's
+            # BEGIN and COMMIT (games.compiled_writes).
+            with compiled_writes.transaction():
                 return func(*args, **kwargs)
         except IntegrityError as error:
             if integrity.is_lost_race(error):

@@ -36,7 +36,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections, router
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, DataError, connections, router
+from django.db import transaction as django_transaction
 from django.db.models import Field, Model
 
 
@@ -80,17 +81,31 @@ class CompiledUpdate[M: Model](_CompiledWrite[M]):
 
     def __init__(self, model: type[M], fields: Sequence[str]) -> None:
         super().__init__(model, [model._meta.get_field(name) for name in fields])  # type: ignore[misc]
+        self._refusing: dict[str, str] = {}  # database -> the statement that refuses no row
 
     def _build(self, connection: Any, table: str, pk: str) -> str:
         assignments = ", ".join(f"{_column(connection, f)} = %s" for f in self.fields)
         # Names from the model, quoted by the backend; every value is a parameter.
         return f"UPDATE {table} SET {assignments} WHERE {pk} = %s"  # noqa: S608
 
+    def _refusing_no_row(self, connection: Any, sql: str) -> str:
+        """The update as a statement that the database refuses when it finds no row
+        (a division by zero; one row reads as one row, 1): in a query string that
+        ends with COMMIT (see transaction()), the COMMIT then never runs."""
+        refusing = self._refusing.get(connection.alias)
+        if refusing is None:
+            refusing = f"WITH updated AS ({sql} RETURNING 1) SELECT 1 / COUNT(*) FROM updated"  # noqa: S608 (the update above)
+            self._refusing[connection.alias] = refusing
+        return refusing
+
     def run(self, instance: M) -> None:
         connection, sql, params = self._prepare(instance, adding=False)
+        batch = _batch.get()
+        if batch is not None and batch.commits:
+            sql = self._refusing_no_row(connection, sql)
         if _waits(connection, _Waiting(sql, [*params, instance.pk], _updated_one_row)):
             return
-        with connection.cursor() as cursor:
+        with connection.cursor() as cursor, _no_row_is_an_error():
             cursor.execute(sql, [*params, instance.pk])
             _updated_one_row(cursor)
 
@@ -174,10 +189,28 @@ class CompiledInsert[M: Model](_CompiledWrite[M]):
         return sql
 
 
+#: As Model.save(update_fields=...) on a row that is gone.
+NO_ROW = "Save with update_fields did not affect any rows."
+
+
 def _updated_one_row(cursor: Any) -> None:
     if cursor.rowcount != 1:
-        # As Model.save(update_fields=...) on a row that is gone.
-        raise DatabaseError("Save with update_fields did not affect any rows.")
+        raise DatabaseError(NO_ROW)
+
+
+@contextlib.contextmanager
+def _no_row_is_an_error() -> Iterator[None]:
+    """PostgreSQL's refusal of an update that found no row (CompiledUpdate's division
+    by zero) raised as the ORM's own error."""
+    try:
+        yield
+    except DataError as error:
+        if getattr(error.__cause__, "sqlstate", None) == DIVISION_BY_ZERO:
+            raise DatabaseError(NO_ROW) from error
+        raise
+
+
+DIVISION_BY_ZERO = "22012"
 
 
 # -- batches ------------------------------------------------------------------------
@@ -200,6 +233,8 @@ class _Batch:
     def __init__(self, connection: Any) -> None:
         self.connection = connection
         self.waiting: list[_Waiting] = []
+        #: This batch's last writes go with the transaction's COMMIT (see transaction()).
+        self.commits = False
 
     def __call__(self, execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
         """Django's execute wrapper: the waiting writes go in front of ``sql``, in the
@@ -214,22 +249,29 @@ class _Batch:
             return execute(sql, params, many, context)
         statements = "; ".join([*(write.sql for write in waiting), sql])
         values = [value for write in waiting for value in write.params]
-        result = execute(statements, [*values, *params], False, context)
+        with _no_row_is_an_error():
+            result = execute(statements, [*values, *params], False, context)
         _read_results(waiting, cursor)
         return result
 
-    def flush(self) -> None:
-        """Send every waiting write now (a write that refers to one, the block's end)."""
+    def flush(self, then: str = "") -> None:
+        """Send every waiting write now (a write that refers to one, the block's end),
+        and the statement ``then`` (without parameters) after them."""
         if self.waiting:
             waiting, self.waiting = self.waiting, []
             with self.connection.cursor() as cursor:
-                self._send(waiting, cursor)
+                self._send(waiting, cursor, then)
 
     @staticmethod
-    def _send(waiting: list[_Waiting], cursor: Any) -> None:
-        statements = "; ".join(write.sql for write in waiting)
-        cursor.execute(statements, [value for write in waiting for value in write.params])
+    def _send(waiting: list[_Waiting], cursor: Any, then: str = "") -> None:
+        statements = "; ".join([*(write.sql for write in waiting), *([then] if then else [])])
+        with _no_row_is_an_error():
+            cursor.execute(statements, [value for write in waiting for value in write.params])
         _read_results(waiting, cursor)
+
+
+def _begun(cursor: Any) -> None:
+    """BEGIN has no result to read."""
 
 
 def _read_results(waiting: list[_Waiting], cursor: Any) -> None:
@@ -279,15 +321,81 @@ def batched(using: str = DEFAULT_DB_ALIAS) -> Iterator[None]:
     (see the module's docstring); they have all been sent when it ends without an
     error. Run it inside the transaction: it does not commit."""
     connection = connections[using]
-    if connection.vendor != "postgresql" or _batch.get() is not None:
+    with _batch_on(connection) as batch:
         yield
+        if batch is not None and not connection.needs_rollback:
+            batch.flush()
+
+
+@contextlib.contextmanager
+def transaction(using: str = DEFAULT_DB_ALIAS) -> Iterator[None]:
+    """``transaction.atomic()`` around ``batched()``, whose own round trips go with
+    the others on PostgreSQL when it is the outermost block.
+
+    psycopg starts a transaction with a ``BEGIN`` of its own, a round trip before
+    the first statement, and Django ends it with a ``COMMIT``, another after the
+    last. Here ``BEGIN`` waits in the batch and goes in front of the first
+    statement (the table's lock), and ``COMMIT`` goes behind the last waiting
+    writes, in their query string: a play is two round trips, not four. The
+    database runs such a string's statements in order and skips the rest at the
+    first error, so a refused write (an update that found no row: see
+    CompiledUpdate) leaves the transaction uncommitted, to be rolled back as
+    before. Nothing may run in the transaction after this block: it is meant for
+    a whole action (games.actions), and the COMMIT goes only when the block ends
+    without an error and with nothing marked for rollback.
+    """
+    connection = connections[using]
+    with django_transaction.atomic(using=using), _batch_on(connection) as batch:
+        ours = batch is not None and _starts_the_transaction(connection)
+        if ours:
+            assert batch is not None
+            # psycopg sends no BEGIN of its own in autocommit mode; the one waiting
+            # here opens the transaction all the same. Django turns autocommit back
+            # on when the block ends, committed or rolled back.
+            connection.connection.autocommit = True
+            batch.waiting.append(_Waiting("BEGIN", [], _begun))
+            batch.commits = True
+        yield
+        if batch is None:
+            return
+        if connection.needs_rollback:
+            batch.waiting.clear()  # rolled back when the block ends: nothing to send
+        elif not ours:
+            batch.flush()
+        elif any(write.done is not _begun for write in batch.waiting):
+            # Django's commit then finds the transaction over and sends nothing.
+            batch.flush(then="COMMIT")
+        else:
+            # Nothing was written or read: no transaction to open or to end.
+            batch.waiting.clear()
+
+
+def _starts_the_transaction(connection: Any) -> bool:
+    """Whether the atomic block just entered is the outermost one and nothing has
+    run in it yet (psycopg has not sent its BEGIN)."""
+    from psycopg.pq import TransactionStatus  # PostgreSQL only
+
+    raw = connection.connection
+    return (
+        len(connection.atomic_blocks) == 1
+        and raw is not None
+        and not raw.autocommit
+        and raw.info.transaction_status == TransactionStatus.IDLE
+    )
+
+
+@contextlib.contextmanager
+def _batch_on(connection: Any) -> Iterator[_Batch | None]:
+    """A batch for the compiled writes on ``connection`` (None: they run at once, on
+    SQLite, or in a batch already open)."""
+    if connection.vendor != "postgresql" or _batch.get() is not None:
+        yield None
         return
     batch = _Batch(connection)
     token = _batch.set(batch)
     try:
         with connection.execute_wrapper(batch):
-            yield
-            batch.flush()
+            yield batch
     finally:
         _batch.reset(token)
 
