@@ -22,7 +22,7 @@ from django.utils.translation import gettext as _
 
 from accounts import ratelimit
 
-from . import compiled_writes, frames, integrity, rules, state_cache
+from . import frames, integrity, rules, state_cache, transactions
 from .broadcast import chat_changed_on_commit, seat_changed_on_commit, table_changed_on_commit
 from .compiled import CompiledRead
 from .compiled_writes import insert, insert_many, save_fields
@@ -223,8 +223,8 @@ def _atomic_action[**P, R](func: Callable[P, R]) -> Callable[P, R]:
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             # The writes go to the database together, with the transaction's
-            # BEGIN and COMMIT (games.compiled_writes).
-            with compiled_writes.transaction():
+            # BEGIN and COMMIT (games.transactions).
+            with transactions.action_transaction():
                 return func(*args, **kwargs)
         except IntegrityError as error:
             if integrity.is_lost_race(error):

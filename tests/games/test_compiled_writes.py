@@ -8,18 +8,16 @@ field for field, on the backend the suite runs on (SQLite locally, PostgreSQL in
 from __future__ import annotations
 
 from typing import Any
-from unittest import mock
 
 import pytest
 from django.db import DatabaseError, connection, transaction
 from django.db.models import Model
 from django.db.models.signals import post_save, pre_save
 
-from games import actions
-from games.compiled_writes import NO_ROW, batched, insert, insert_many, save_fields
-from games.compiled_writes import transaction as one_transaction
+from games.compiled_writes import insert, insert_many, save_fields
 from games.models import Bid, HandCard, Play, Round, RoundScore, Table, Trick
 from games.state import load_state
+from games.transactions import batched
 
 from .helpers import bid_all, fresh, started_table
 from .test_queries import BATCHED, writes
@@ -188,101 +186,3 @@ def test_a_batch_left_by_an_error_writes_nothing() -> None:
         raise RuntimeError("refused")
     assert fresh(table).version == version
     assert connection.execute_wrappers == []
-
-
-# -- a whole action's transaction: BEGIN and COMMIT go with the statements -------------
-
-
-def _statements_of(action: Any) -> list[tuple[str, str]]:
-    """The query strings psycopg sends while ``action()`` runs (after Django's execute
-    wrappers, the batch's among them), each with the transaction's status after it."""
-    import psycopg
-
-    sent: list[tuple[str, str]] = []
-    execute = psycopg.ClientCursor.execute
-
-    def recording(cursor: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return execute(cursor, query, *args, **kwargs)
-        finally:
-            sent.append((str(query), cursor.connection.info.transaction_status.name))
-
-    with mock.patch.object(psycopg.ClientCursor, "execute", recording):
-        action()
-    return sent
-
-
-@pytest.mark.django_db(transaction=True)
-@pytest.mark.skipif(not BATCHED, reason="round trips to PostgreSQL: SQLite runs in the process")
-def test_a_play_is_two_round_trips_with_begin_and_commit_in_them() -> None:
-    """R5: a card played is the table's lock (with BEGIN) and its writes (with COMMIT)."""
-    table, _users = started_table(3, ghost=False)
-    state = load_state(bid_all(fresh(table)))
-    seat = state.seat_to_play()
-    card = str(sorted(state.legal_cards(seat))[0])
-    table = state.table
-    sent = _statements_of(lambda: actions.play_card(seat.user, table.pk, table.version, card, ""))
-    # psycopg sent no BEGIN of its own (the lock's string opens the transaction), and
-    # the writes' string closed it: Django's commit found nothing to send.
-    (lock, lock_status), *reads, (writes_, status) = sent
-    assert lock.startswith("BEGIN; SELECT") and "FOR NO KEY UPDATE" in lock
-    assert lock_status == "INTRANS"
-    assert all(not sql.startswith(("BEGIN", "COMMIT")) for sql, _status in reads)
-    assert "games_play" in writes_ and writes_.endswith("; COMMIT") and status == "IDLE"
-    assert len(sent) <= 3  # the lock, the scores (R8, read for the page), the writes
-    assert connection.get_autocommit() and connection.connection.autocommit
-    # Committed: another transaction reads the play.
-    assert Play.objects.filter(round=state.round, card=card).exists()
-    assert fresh(table).version == table.version + 1
-
-
-@pytest.mark.django_db(transaction=True)
-def test_a_write_refused_in_the_commit_s_query_string_commits_nothing() -> None:
-    """An update that finds no row stops the COMMIT that goes after it: the version
-    written before it is not saved either."""
-    table, _users = started_table(2)
-    version = fresh(table).version
-    with pytest.raises(DatabaseError, match=NO_ROW), one_transaction():
-        changed = fresh(table)
-        changed.version += 1
-        save_fields(changed, ("version",))
-        save_fields(Trick(pk=10**9, number=1), ("complete",))
-    assert fresh(table).version == version
-    assert connection.get_autocommit() and not connection.in_atomic_block
-
-
-@pytest.mark.django_db(transaction=True)
-def test_a_transaction_left_by_an_error_or_marked_for_rollback_commits_nothing() -> None:
-    table, _users = started_table(2)
-    version = fresh(table).version
-    with pytest.raises(RuntimeError), one_transaction():
-        changed = fresh(table)
-        changed.version += 1
-        save_fields(changed, ("version",))
-        raise RuntimeError("refused")
-    assert fresh(table).version == version
-    with one_transaction():
-        changed = fresh(table)
-        changed.version += 1
-        save_fields(changed, ("version",))
-        transaction.set_rollback(True)
-    assert fresh(table).version == version
-    with one_transaction():
-        changed = fresh(table)
-        changed.version += 1
-        save_fields(changed, ("version",))
-    assert fresh(table).version == version + 1
-    assert connection.execute_wrappers == []
-
-
-@pytest.mark.django_db(transaction=True)
-@pytest.mark.skipif(not BATCHED, reason="round trips to PostgreSQL: SQLite runs in the process")
-def test_a_transaction_that_runs_nothing_sends_nothing() -> None:
-    sent = _statements_of(_empty_transaction)
-    assert sent == []
-    assert connection.get_autocommit() and not connection.in_atomic_block
-
-
-def _empty_transaction() -> None:
-    with one_transaction():
-        pass

@@ -1,0 +1,345 @@
+"""An action's transaction on PostgreSQL in as few round trips as it can take.
+
+Every action (games.actions) runs in ``action_transaction()``. On PostgreSQL:
+
+- **Its writes wait and go together** (``batched``): the compiled writes
+  (games.compiled_writes) do not go to the database one at a time; they go as one
+  query string of several statements with the next statement the connection runs
+  (a read, a savepoint), or at the end of the block. A play's three writes are one
+  round trip instead of three. Each waiting write is checked as when it ran alone
+  (an update changed its row, an insert's new keys are read back), and a write
+  that needs the key of a row still waiting sends the batch first. Django's query
+  log (``connection.queries``, with DEBUG) shows writes that went with a read
+  under that read's statement.
+- **BEGIN goes with the first statement, COMMIT with the last writes.** psycopg
+  starts a transaction with a ``BEGIN`` of its own, a round trip before the first
+  statement, and Django ends it with a ``COMMIT``, another after the last. Here
+  ``BEGIN`` waits in the batch for the first statement (the table's lock), and
+  ``COMMIT`` goes behind the last waiting writes, in their query string: a play
+  is two round trips, not four. The database runs such a string's statements in
+  order and skips the rest at the first error, so a refused write leaves the
+  transaction uncommitted, to be rolled back as before: an update that finds no
+  row is refused by the database itself (CompiledUpdate), not only by the check
+  that reads its row count afterwards.
+- **Work can overlap the COMMIT** (``while_committing``): the frames of a move are
+  rendered in a worker thread while the COMMIT's round trip is on its way, and
+  sent once it is back (games.broadcast).
+
+On SQLite (one process, no round trip) every write runs at once, the
+transaction is Django's own, and work registered with ``while_committing`` runs
+where the commit is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import os
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, DataError, connections, transaction
+from django.db.models import Model
+
+#: As Model.save(update_fields=...) on a row that is gone.
+NO_ROW = "Save with update_fields did not affect any rows."
+DIVISION_BY_ZERO = "22012"  # PostgreSQL's SQLSTATE for it
+
+
+@contextlib.contextmanager
+def no_row_is_an_error() -> Iterator[None]:
+    """PostgreSQL's refusal of an update that found no row (CompiledUpdate's division
+    by zero) raised as the ORM's own error."""
+    try:
+        yield
+    except DataError as error:
+        if getattr(error.__cause__, "sqlstate", None) == DIVISION_BY_ZERO:
+            raise DatabaseError(NO_ROW) from error
+        raise
+
+
+@dataclass
+class Waiting:
+    """A write that waits for the batch's next round trip."""
+
+    sql: str
+    params: list[Any]
+    done: Callable[[Any], None]  # reads its own result (the cursor is on it)
+    inserted: tuple[Model, ...] = ()  # the new rows, whose keys are known once it ran
+
+
+def _begun(cursor: Any) -> None:
+    """BEGIN has no result to read."""
+
+
+class Batch:
+    """The writes waiting on one connection, and the execute wrapper that sends them
+    ahead of the next statement."""
+
+    def __init__(self, connection: Any) -> None:
+        self.connection = connection
+        self.waiting: list[Waiting] = []
+        #: This batch's last writes go with the transaction's COMMIT (action_transaction).
+        self.commits = False
+        #: Work to run while the COMMIT is on its way (while_committing).
+        self.overlapping: list[_Overlapping[Any]] = []
+
+    def __call__(self, execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        """Django's execute wrapper: the waiting writes go in front of ``sql``, in the
+        same query string, unless it runs many times or without parameters (a
+        statement with a literal ``%`` would read as a placeholder): then before it."""
+        if not self.waiting:
+            return execute(sql, params, many, context)
+        waiting, self.waiting = self.waiting, []
+        cursor = context["cursor"]
+        if many or not params:
+            self._send(waiting, cursor)
+            return execute(sql, params, many, context)
+        statements = "; ".join([*(write.sql for write in waiting), sql])
+        values = [value for write in waiting for value in write.params]
+        with no_row_is_an_error():
+            result = execute(statements, [*values, *params], False, context)
+        _read_results(waiting, cursor)
+        return result
+
+    def flush(self, then: str = "") -> None:
+        """Send every waiting write now (a write that refers to one, the block's end),
+        and the statement ``then`` (without parameters) after them."""
+        if self.waiting:
+            waiting, self.waiting = self.waiting, []
+            with self.connection.cursor() as cursor:
+                self._send(waiting, cursor, then)
+
+    @staticmethod
+    def _send(waiting: list[Waiting], cursor: Any, then: str = "") -> None:
+        statements = "; ".join([*(write.sql for write in waiting), *([then] if then else [])])
+        with no_row_is_an_error():
+            cursor.execute(statements, [value for write in waiting for value in write.params])
+        _read_results(waiting, cursor)
+
+    def waits_for(self, row: Model) -> bool:
+        return any(any(new is row for new in write.inserted) for write in self.waiting)
+
+
+def _read_results(waiting: list[Waiting], cursor: Any) -> None:
+    """Each write's result, in order; the cursor ends on the statement after them."""
+    for write in waiting:
+        write.done(cursor)
+        cursor.cursor.nextset()
+
+
+_batch: ContextVar[Batch | None] = ContextVar("transactions_batch", default=None)
+
+
+def current_batch() -> Batch | None:
+    return _batch.get()
+
+
+def queue(connection: Any, write: Waiting) -> bool:
+    """Queue ``write`` in this connection's batch; False (run it now) without one."""
+    batch = _batch.get()
+    if batch is None or batch.connection is not connection:
+        return False
+    batch.waiting.append(write)
+    return True
+
+
+def save_after_what_it_refers_to(instance: Model) -> None:
+    """A write that needs the key of a row still waiting (the update of a trick just
+    inserted, a trick's first play, a deal's hand cards) sends the batch first, and
+    takes the key."""
+    batch = _batch.get()
+    if batch is None:
+        return
+    if instance.pk is None and batch.waits_for(instance):
+        batch.flush()
+    for model_field in instance._meta.concrete_fields:
+        if not model_field.is_relation or not model_field.is_cached(instance):
+            continue
+        related = model_field.get_cached_value(instance)
+        if related is None:
+            continue
+        if related.pk is None and batch.waits_for(related):
+            batch.flush()
+        if getattr(instance, model_field.attname) is None:
+            setattr(instance, model_field.attname, related.pk)
+
+
+@contextlib.contextmanager
+def batched(using: str = DEFAULT_DB_ALIAS) -> Iterator[None]:
+    """Within this block, on PostgreSQL, the compiled writes wait and go together;
+    they have all been sent when it ends without an error. Run it inside a
+    transaction: it does not commit."""
+    connection = connections[using]
+    with _batch_on(connection) as batch:
+        yield
+        if batch is not None and not connection.needs_rollback:
+            batch.flush()
+
+
+@contextlib.contextmanager
+def action_transaction(using: str = DEFAULT_DB_ALIAS) -> Iterator[None]:
+    """``transaction.atomic()`` around ``batched()``, whose BEGIN and COMMIT go with
+    the statements on PostgreSQL when it is the outermost block (see the module's
+    docstring). Nothing may run in the transaction after this block: it is meant
+    for a whole action, and the COMMIT goes only when the block ends without an
+    error and with nothing marked for rollback."""
+    connection = connections[using]
+    with transaction.atomic(using=using), _batch_on(connection) as batch:
+        ours = batch is not None and _starts_the_transaction(connection)
+        if ours:
+            assert batch is not None
+            # psycopg sends no BEGIN of its own in autocommit mode; the one waiting
+            # here opens the transaction all the same. Django turns autocommit back
+            # on when the block ends, committed or rolled back.
+            connection.connection.autocommit = True
+            batch.waiting.append(Waiting("BEGIN", [], _begun))
+            batch.commits = True
+        try:
+            yield
+            if batch is not None:
+                _end(batch, connection, ours)
+        finally:
+            if batch is not None:
+                _finish_overlapping(batch)
+
+
+def _end(batch: Batch, connection: Any, ours: bool) -> None:
+    """Send what waits at the block's end, with the COMMIT where it is ours, while
+    the overlapping work runs."""
+    if connection.needs_rollback:
+        batch.waiting.clear()  # rolled back when the block ends: nothing to send
+        return
+    if ours and any(write.done is not _begun for write in batch.waiting):
+        for work in batch.overlapping:
+            work.start(in_worker=True)
+        # Django's commit then finds the transaction over and sends nothing.
+        batch.flush(then="COMMIT")
+        return
+    if ours:
+        # Only BEGIN waits: nothing was read or written, no transaction to open or end.
+        batch.waiting.clear()
+    else:
+        batch.flush()
+    for work in batch.overlapping:
+        work.start(in_worker=False)
+
+
+def _starts_the_transaction(connection: Any) -> bool:
+    """Whether the atomic block just entered is the outermost one and nothing has
+    run in it yet (psycopg has not sent its BEGIN)."""
+    from psycopg.pq import TransactionStatus  # PostgreSQL only
+
+    raw = connection.connection
+    return (
+        len(connection.atomic_blocks) == 1
+        and raw is not None
+        and not raw.autocommit
+        and raw.info.transaction_status == TransactionStatus.IDLE
+    )
+
+
+@contextlib.contextmanager
+def _batch_on(connection: Any) -> Iterator[Batch | None]:
+    """A batch for the compiled writes on ``connection`` (None: they run at once, on
+    SQLite, or in a batch already open)."""
+    if connection.vendor != "postgresql" or _batch.get() is not None:
+        yield None
+        return
+    batch = Batch(connection)
+    token = _batch.set(batch)
+    try:
+        with connection.execute_wrapper(batch):
+            yield batch
+    finally:
+        _batch.reset(token)
+
+
+# -- work that overlaps the COMMIT -----------------------------------------------------
+
+#: Threads that run work while a move's COMMIT is on its way: as many as the moves a
+#: process runs at once (config.move_queue), so that none waits for another's.
+_workers = ThreadPoolExecutor(
+    max_workers=int(os.environ.get("MOVE_THREADS", "4")), thread_name_prefix="overlap"
+)
+
+
+@dataclass
+class _Overlapping[R]:
+    """``work()``, started at the transaction's end and awaited before it commits."""
+
+    work: Callable[[], R]
+    future: Future[R] = field(default_factory=Future)
+    started: bool = False
+
+    def start(self, *, in_worker: bool) -> None:
+        self.started = True
+        if in_worker:
+            # With this thread's context: its log lines carry the request's ids.
+            context = contextvars.copy_context()
+            self.future = _workers.submit(context.run, _without_database, self.work)
+        else:
+            _run_into(self.future, self.work)
+
+    def result(self) -> R:
+        """Its result; run here and now if it was never started (no batch)."""
+        if not self.started:
+            self.started = True
+            _run_into(self.future, self.work)
+        return self.future.result()
+
+
+def _without_database[R](work: Callable[[], R]) -> R:
+    """``work()`` in a worker, where a query is a bug: the worker's connection would
+    not see the transaction's writes (and would stay open in that thread)."""
+    connection = connections[DEFAULT_DB_ALIAS]
+    try:
+        with connection.execute_wrapper(_refuse_query):
+            return work()
+    finally:
+        connections.close_all()
+
+
+def _refuse_query(*args: Any) -> Any:
+    raise RuntimeError("work that overlaps the COMMIT read the database")
+
+
+def _run_into[R](future: Future[R], work: Callable[[], R]) -> None:
+    try:
+        future.set_result(work())
+    except BaseException as error:
+        future.set_exception(error)
+
+
+def while_committing[R](work: Callable[[], R]) -> Callable[[], R]:
+    """Run ``work`` while this action's COMMIT is on its way to PostgreSQL, in a
+    worker thread; the returned callable gives its result (or raises its error),
+    waiting for it if need be.
+
+    ``work`` must not use the database (a worker thread has a connection of its own,
+    which does not see the transaction's writes: a query there raises) and must be
+    ready to run once the action's code has returned: what it reads is final then,
+    but for the keys of rows inserted by the last writes, which come back with the
+    COMMIT (the frames show none of them). Without a COMMIT of
+    ours on its way (SQLite, a transaction inside another, a rollback), it runs at
+    the block's end in this thread, or, outside an action, on first asking.
+    The transaction waits for it before it ends, whether it commits or not, so
+    nothing it touches is still in use once the block is left.
+    """
+    overlapping = _Overlapping(work)
+    batch = _batch.get()
+    if batch is not None:
+        batch.overlapping.append(overlapping)
+    return overlapping.result
+
+
+def _finish_overlapping(batch: Batch) -> None:
+    """Wait for the work started in workers (its errors are its asker's to see)."""
+    for work in batch.overlapping:
+        if work.started:
+            with contextlib.suppress(BaseException):
+                work.future.result()
+    batch.overlapping.clear()

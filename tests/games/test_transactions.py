@@ -1,0 +1,253 @@
+"""An action's transaction on PostgreSQL (games.transactions): BEGIN with its first
+statement, COMMIT with its last writes, and the move's frames rendered while the
+COMMIT is on its way. Nothing of that may change what is saved or sent: a refused
+write commits nothing, and every seat still gets its frame (R4: its own)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+from unittest import mock
+
+import pytest
+from django.db import DatabaseError, connection, transaction
+
+from games import actions, broadcast, presence
+from games.compiled_writes import save_fields
+from games.models import Play, Trick
+from games.state import load_state
+from games.transactions import NO_ROW, while_committing
+from games.transactions import action_transaction as one_transaction
+
+from .helpers import bid_all, fresh, started_table
+from .test_queries import BATCHED
+
+
+def _statements_of(action: Any) -> list[tuple[str, str]]:
+    """The query strings psycopg sends while ``action()`` runs (after Django's execute
+    wrappers, the batch's among them), each with the transaction's status after it."""
+    import psycopg
+
+    sent: list[tuple[str, str]] = []
+    execute = psycopg.ClientCursor.execute
+
+    def recording(cursor: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return execute(cursor, query, *args, **kwargs)
+        finally:
+            sent.append((str(query), cursor.connection.info.transaction_status.name))
+
+    with mock.patch.object(psycopg.ClientCursor, "execute", recording):
+        action()
+    return sent
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(not BATCHED, reason="round trips to PostgreSQL: SQLite runs in the process")
+def test_a_play_is_two_round_trips_with_begin_and_commit_in_them() -> None:
+    """R5: a card played is the table's lock (with BEGIN) and its writes (with COMMIT)."""
+    table, _users = started_table(3, ghost=False)
+    state = load_state(bid_all(fresh(table)))
+    seat = state.seat_to_play()
+    card = str(sorted(state.legal_cards(seat))[0])
+    table = state.table
+    sent = _statements_of(lambda: actions.play_card(seat.user, table.pk, table.version, card, ""))
+    # psycopg sent no BEGIN of its own (the lock's string opens the transaction), and
+    # the writes' string closed it: Django's commit found nothing to send.
+    (lock, lock_status), *reads, (writes_, status) = sent
+    assert lock.startswith("BEGIN; SELECT") and "FOR NO KEY UPDATE" in lock
+    assert lock_status == "INTRANS"
+    assert all(not sql.startswith(("BEGIN", "COMMIT")) for sql, _status in reads)
+    assert "games_play" in writes_ and writes_.endswith("; COMMIT") and status == "IDLE"
+    assert len(sent) <= 3  # the lock, the scores (R8, read for the page), the writes
+    assert connection.get_autocommit() and connection.connection.autocommit
+    # Committed: another transaction reads the play.
+    assert Play.objects.filter(round=state.round, card=card).exists()
+    assert fresh(table).version == table.version + 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_write_refused_in_the_commit_s_query_string_commits_nothing() -> None:
+    """An update that finds no row stops the COMMIT that goes after it: the version
+    written before it is not saved either."""
+    table, _users = started_table(2)
+    version = fresh(table).version
+    with pytest.raises(DatabaseError, match=NO_ROW), one_transaction():
+        changed = fresh(table)
+        changed.version += 1
+        save_fields(changed, ("version",))
+        save_fields(Trick(pk=10**9, number=1), ("complete",))
+    assert fresh(table).version == version
+    assert connection.get_autocommit() and not connection.in_atomic_block
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_transaction_left_by_an_error_or_marked_for_rollback_commits_nothing() -> None:
+    table, _users = started_table(2)
+    version = fresh(table).version
+    with pytest.raises(RuntimeError), one_transaction():
+        changed = fresh(table)
+        changed.version += 1
+        save_fields(changed, ("version",))
+        raise RuntimeError("refused")
+    assert fresh(table).version == version
+    with one_transaction():
+        changed = fresh(table)
+        changed.version += 1
+        save_fields(changed, ("version",))
+        transaction.set_rollback(True)
+    assert fresh(table).version == version
+    with one_transaction():
+        changed = fresh(table)
+        changed.version += 1
+        save_fields(changed, ("version",))
+    assert fresh(table).version == version + 1
+    assert connection.execute_wrappers == []
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(not BATCHED, reason="round trips to PostgreSQL: SQLite runs in the process")
+def test_a_transaction_that_runs_nothing_sends_nothing() -> None:
+    sent = _statements_of(_empty_transaction)
+    assert sent == []
+    assert connection.get_autocommit() and not connection.in_atomic_block
+
+
+def _empty_transaction() -> None:
+    with one_transaction():
+        pass
+
+
+# -- work that overlaps the COMMIT ----------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_work_registered_in_a_transaction_gives_its_result_once_committed() -> None:
+    """On PostgreSQL it runs in a worker while the COMMIT is on its way; on SQLite
+    where the commit is. Either way its result is there for the on-commit hooks."""
+    table, _users = started_table(2)
+    ran_in: list[str] = []
+    seen: list[int] = []
+
+    def work() -> int:
+        ran_in.append(threading.current_thread().name)
+        return 42
+
+    with one_transaction():
+        changed = fresh(table)
+        changed.version += 1
+        save_fields(changed, ("version",))
+        result = while_committing(work)
+        transaction.on_commit(lambda: seen.append(result()))
+        assert ran_in == []  # not before the action's code is done
+    assert seen == [42]
+    assert len(ran_in) == 1
+    assert ran_in[0].startswith("overlap") == BATCHED
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_refused_commit_hands_out_nothing_and_leaves_no_work_running() -> None:
+    """On PostgreSQL the work runs beside a COMMIT that the database then refuses:
+    the block waits for it before the error comes out, and no on-commit hook sees
+    its result. On SQLite (no COMMIT to overlap) it never runs."""
+    table, _users = started_table(2)
+    ran: list[str] = []
+    seen: list[str] = []
+
+    def work() -> str:
+        time.sleep(0.05)
+        ran.append("done")
+        return "done"
+
+    with pytest.raises(DatabaseError, match=NO_ROW), one_transaction():
+        changed = fresh(table)
+        changed.version += 1
+        save_fields(changed, ("version",))
+        result = while_committing(work)
+        transaction.on_commit(lambda: seen.append(result()))
+        save_fields(Trick(pk=10**9, number=1), ("complete",))
+    assert ran == (["done"] if BATCHED else [])
+    assert seen == []
+    assert fresh(table).version == changed.version - 1
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(not BATCHED, reason="a worker runs it only beside PostgreSQL's COMMIT")
+def test_work_that_reads_the_database_in_a_worker_fails_loudly() -> None:
+    """A worker's connection would not see the transaction's writes: a query there is
+    refused, and the worker keeps no connection open."""
+    table, _users = started_table(2)
+    with one_transaction():
+        changed = fresh(table)
+        changed.version += 1
+        save_fields(changed, ("version",))
+        result = while_committing(lambda: Trick.objects.count())
+    with pytest.raises(RuntimeError, match="read the database"):
+        result()
+
+
+def _listening(table: Any) -> None:
+    for seat_id in table.seats.values_list("pk", flat=True):
+        presence.touch(seat_id, f"test-{seat_id}")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_play_s_frames_rendered_while_it_commits_reach_every_seat() -> None:
+    """R4, R5: each seat gets its frame with the new version and its own hand only,
+    the actor's frame is its answer, and nothing is rendered twice."""
+    table, users = started_table(3, ghost=False)
+    _listening(table)
+    state = load_state(bid_all(fresh(table)))
+    seat = state.seat_to_play()
+    card = str(sorted(state.legal_cards(seat))[0])
+    layer = mock.Mock()
+    renders = mock.Mock(wraps=broadcast._render_for_listeners)
+    with (
+        mock.patch.object(broadcast, "get_channel_layer", return_value=layer),
+        mock.patch.object(broadcast, "_render_for_listeners", renders),
+        broadcast.collecting(seat.user_id) as answers,
+    ):
+        table = actions.play_card(seat.user, state.table.pk, state.table.version, card, "")
+    assert renders.call_count == 1
+    (messages,), _kwargs = layer.publish_many.call_args
+    frames_of = {group: message for group, message in messages}
+    assert set(frames_of) == {broadcast.user_group(table.pk, user.pk) for user in users}
+    for user in users:
+        message = frames_of[broadcast.user_group(table.pk, user.pk)]
+        assert message["version"] == table.version
+        assert f'data-version="{table.version}"' in message["html"]
+    assert answers[seat.user_id] == frames_of[broadcast.user_group(table.pk, seat.user_id)]["html"]
+    assert Play.objects.filter(card=card, seat=seat).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_frames_that_failed_while_committing_are_rendered_again_whole() -> None:
+    """A render that fails beside the COMMIT (a bug) does not cost the seats their
+    frames: they are rendered again after it, every region whole."""
+    table, users = started_table(3, ghost=False)
+    _listening(table)
+    state = load_state(bid_all(fresh(table)))
+    seat = state.seat_to_play()
+    card = str(sorted(state.legal_cards(seat))[0])
+    layer = mock.Mock()
+    real = broadcast._render_for_listeners
+    calls: list[int] = []
+
+    def fails_once(*args: Any) -> dict[int, str]:
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("a bug")
+        return real(*args)
+
+    with (
+        mock.patch.object(broadcast, "get_channel_layer", return_value=layer),
+        mock.patch.object(broadcast, "_render_for_listeners", fails_once),
+    ):
+        table = actions.play_card(seat.user, state.table.pk, state.table.version, card, "")
+    assert len(calls) == 2
+    (messages,), _kwargs = layer.publish_many.call_args
+    assert len(messages) == len(users)
+    for _group, message in messages:
+        assert message["version"] == table.version
+        assert '<section id="seats"' in message["html"]  # whole, not its parts
