@@ -13,8 +13,9 @@ A public region whose parts alone changed since the render the pages hold (one
 seat of the list, one round's row of the score sheet) goes as those parts only,
 each swapped by its id (games.parts).
 
-Frames are rendered where the state already is: right after a move commits, in
-the process that made it, from the state the action wrote (games.broadcast).
+Frames are rendered where the state already is: in the process that made the
+move, from the state the action wrote, while its COMMIT is on its way, and sent
+once it is back (games.broadcast, games.transactions).
 The actor's own HTTP answer is the frame its socket gets, not a second render.
 """
 
@@ -160,13 +161,27 @@ def language_of(user: Any) -> str:
 #: Pushed regions swap out of band. Their forms post through htmx, whose
 #: X-CSRFToken header the page's <body> sets: a frame carries no token of its own.
 PUSHED = {"oob": True}
-INDENT = re.compile(r"\n\s+")
+
+#: Elements that are blocks (or table parts) wherever the regions use them: white
+#: space at their edges shows nowhere. (Not ``form``: .inline-form is inline.)
+_BLOCKS = (
+    "li|ol|ul|div|p|section|h[1-6]|table|thead|tbody|tfoot|tr|td|th|details|summary|"
+    "nav|header|footer|aside|dl|dt|dd|fieldset|legend"
+)
+#: The templates' layout, which is a third of a frame's bytes and shows nowhere: a
+#: line break and the indentation after it, gone beside a block's tag (after an
+#: opening or closing one, before one), else one line break (between inline
+#: elements a break is a space, which may show).
+LAYOUT = re.compile(
+    rf"(</?(?:{_BLOCKS})\b[^>]*>)[ \t]*\n\s*"  # after a block's tag: the tag
+    rf"|[ \t]*\n\s*(?=</?(?:{_BLOCKS})\b)"  # before one: nothing
+    r"|(\n)\s+"  # elsewhere: the line break
+)
 
 
 def render_region(region: str, context: dict[str, Any]) -> str:
     html = regions.render(region, context)
-    # The templates' indentation is a third of a frame's bytes and shows nowhere.
-    return INDENT.sub("\n", html)
+    return LAYOUT.sub(r"\1\2", html)
 
 
 def _render(regions: Iterable[str], context: dict[str, Any]) -> str:
