@@ -162,26 +162,22 @@ def language_of(user: Any) -> str:
 #: X-CSRFToken header the page's <body> sets: a frame carries no token of its own.
 PUSHED = {"oob": True}
 
-#: Elements that are blocks (or table parts) wherever the regions use them: white
-#: space at their edges shows nowhere. (Not ``form``: .inline-form is inline.)
-_BLOCKS = (
-    "li|ol|ul|div|p|section|h[1-6]|table|thead|tbody|tfoot|tr|td|th|details|summary|"
-    "nav|header|footer|aside|dl|dt|dd|fieldset|legend"
-)
-#: The templates' layout, which is a third of a frame's bytes and shows nowhere: a
-#: line break and the indentation after it, gone beside a block's tag (after an
-#: opening or closing one, before one), else one line break (between inline
-#: elements a break is a space, which may show).
-LAYOUT = re.compile(
-    rf"(</?(?:{_BLOCKS})\b[^>]*>)[ \t]*\n\s*"  # after a block's tag: the tag
-    rf"|[ \t]*\n\s*(?=</?(?:{_BLOCKS})\b)"  # before one: nothing
-    r"|(\n)\s+"  # elsewhere: the line break
+#: The templates' indentation, a third of a frame's bytes, which shows nowhere.
+INDENT = re.compile(r"\n\s+")
+#: A line break before a block's tag (opening or closing) shows nowhere either; one
+#: between inline elements is a space, which may show. The elements are blocks (or
+#: table parts) wherever the regions use them (not ``form``: .inline-form is inline).
+#: (A break after a block's opening tag stays: a regex that finds those as well
+#: took ten times the CPU of these two passes, for 15% more bytes.)
+BEFORE_BLOCK = re.compile(
+    r"\n(?=</?(?:li|ol|ul|div|p|section|h[1-6]|table|thead|tbody|tfoot|tr|td|th|"
+    r"details|summary|nav|header|footer|aside|dl|dt|dd|fieldset|legend)[\s>])"
 )
 
 
 def render_region(region: str, context: dict[str, Any]) -> str:
     html = regions.render(region, context)
-    return LAYOUT.sub(r"\1\2", html)
+    return BEFORE_BLOCK.sub("", INDENT.sub("\n", html))
 
 
 def _render(regions: Iterable[str], context: dict[str, Any]) -> str:
