@@ -20,10 +20,17 @@ Measured with scripts/bench_live.py, one process, 30 s each:
 - 50 tables (more than one thread keeps up with): 112 moves a second, p99 183 ms;
   one thread alone 88 a second, p99 428 ms; a pool of 4 120 a second, p99 116 ms;
   the k-th thread joining after k times ``join_after``, 103 a second, p99 286 ms.
+
+Measured again once moves took a third of that time (their frames rendered
+while they commit), in turns on one machine: joining after 4-5 ms against 20 ms,
+50 tables p99 50-68 ms against 68-88 ms, 10 tables 21-33 ms against 16-31 ms. A
+shorter wait helps the heavy load and costs the light one; the default stays,
+and ``MOVE_JOIN_AFTER_MS`` sets it.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections import deque
@@ -35,8 +42,8 @@ from typing import Any
 Job = tuple[float, Future[Any], Callable[..., Any], tuple[Any, ...], dict[str, Any]]
 
 #: How long the oldest waiting move waits before a thread other than the first
-#: takes it: about two moves' work.
-JOIN_AFTER = 0.020
+#: takes it (``MOVE_JOIN_AFTER_MS``): about two moves' work.
+JOIN_AFTER = float(os.environ.get("MOVE_JOIN_AFTER_MS", "20")) / 1000
 
 
 class MoveQueue(Executor):

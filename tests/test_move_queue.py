@@ -102,3 +102,18 @@ def test_shutdown_runs_what_was_submitted_then_refuses_more() -> None:
     assert sorted(done) == [0, 1, 2]
     with pytest.raises(RuntimeError):
         lane.submit(done.append, 4)
+
+
+def test_the_wait_before_other_threads_join_is_set_by_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib
+
+    from config import move_queue
+
+    monkeypatch.setenv("MOVE_JOIN_AFTER_MS", "5")
+    try:
+        assert importlib.reload(move_queue).JOIN_AFTER == 0.005
+    finally:
+        monkeypatch.delenv("MOVE_JOIN_AFTER_MS")
+        assert importlib.reload(move_queue).JOIN_AFTER == 0.020
