@@ -132,11 +132,13 @@ def _holders(region: Split, ident: str) -> set[str]:
 
 def pushed(region: Split, ids: list[str], version: int) -> str:
     """The parts ``ids`` of a split region, each marked to be swapped alone by its id
-    (``hx-swap-oob``), with the ``version`` of the frame that carries it."""
-    marked = f' data-part hx-swap-oob="morph" data-version="{version}"'
-    return "\n".join(
-        _whole(region, ident, version).replace(" data-part", marked, 1) for ident in ids
-    )
+    (``hx-swap-oob``), with the ``version`` of the frame that carries it.
+
+    The mark ``data-part`` is the server's (to split a render); the page never reads
+    it, so a pushed part goes without its own (the parts inside it keep theirs), and
+    without a line break between parts (each is a block: a list item, a table row)."""
+    marked = f' hx-swap-oob="morph" data-version="{version}"'
+    return "".join(_whole(region, ident, version).replace(" data-part", marked, 1) for ident in ids)
 
 
 def _whole(region: Split, ident: str, version: int) -> str:

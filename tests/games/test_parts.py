@@ -30,8 +30,7 @@ def test_a_changed_part_alone_is_sent_with_its_version_and_swapped_by_id() -> No
     assert parts.changed_parts(parts.split(SEATS_BEFORE), after) == ["seats-seat-2"]
     sent = parts.pushed(after, ["seats-seat-2"], 5)
     assert sent == (
-        '<li id="seats-seat-2" data-part hx-swap-oob="morph" data-version="5">'
-        "<div>Bob</div> 2 cards</li>"
+        '<li id="seats-seat-2" hx-swap-oob="morph" data-version="5"><div>Bob</div> 2 cards</li>'
     )
 
 
@@ -77,7 +76,7 @@ def test_a_part_inside_a_part_goes_alone_when_only_it_changed() -> None:
     )
     assert parts.changed_parts(before, after) == ["past-trick-1-bonus"]
     assert parts.pushed(after, ["past-trick-1-bonus"], 8) == (
-        '<p id="past-trick-1-bonus" data-part hx-swap-oob="morph" data-version="8">'
+        '<p id="past-trick-1-bonus" hx-swap-oob="morph" data-version="8">'
         "It will not count: Ann makes it.</p>"
     )
 
@@ -88,7 +87,7 @@ def test_a_part_that_goes_whole_carries_the_parts_inside_it() -> None:
     after = parts.split(changed.replace('"7"', '"8"'))
     assert parts.changed_parts(before, after) == ["past-trick-1"]  # not its sentence again
     assert parts.pushed(after, ["past-trick-1"], 8) == (
-        '<li id="past-trick-1" data-part hx-swap-oob="morph" data-version="8">'
+        '<li id="past-trick-1" hx-swap-oob="morph" data-version="8">'
         "<p>Trick 1: Cid wins</p>"
         '<p id="past-trick-1-bonus" data-part data-version="8">It counts if Cid makes it.</p></li>'
     )
@@ -129,3 +128,16 @@ def test_every_public_region_of_a_table_in_play_cuts_into_parts() -> None:
     html = "".join(frames.render_region(r, context) for r in frames.PUBLIC_REGIONS)
     ids = re.findall(r'\sid="([^"]+)"', html)
     assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
+
+
+def test_parts_go_together_without_the_server_s_mark() -> None:
+    """The page never reads ``data-part`` (the server splits its own renders with it):
+    a pushed part leaves its own out, and parts go one after another."""
+    after = parts.split(SEATS_BEFORE.replace('"4"', '"5"').replace("3 cards", "2 cards"))
+    sent = parts.pushed(after, ["seats-seat-1", "seats-seat-2"], 5)
+    assert "data-part" not in sent
+    assert sent == (
+        '<li id="seats-seat-1" hx-swap-oob="morph" data-version="5"><div><div>Ann</div></div>'
+        " 2 cards</li>"
+        '<li id="seats-seat-2" hx-swap-oob="morph" data-version="5"><div>Bob</div> 2 cards</li>'
+    )

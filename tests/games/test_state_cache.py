@@ -168,8 +168,8 @@ def test_a_rounds_last_play_sends_its_row_not_the_score_sheet_after_a_read(
     assert table.phase == Table.Phase.ROUND_DONE
     for html in sent:
         assert '<section id="scores"' not in html
-        assert '<tr id="sheet-round-3" data-part hx-swap-oob="morph"' in html
-        assert '<tr id="sheet-totals" data-part hx-swap-oob="morph"' in html
+        assert '<tr id="sheet-round-3" hx-swap-oob="morph"' in html
+        assert '<tr id="sheet-totals" hx-swap-oob="morph"' in html
         assert 'id="sheet-round-2"' not in html
 
 
