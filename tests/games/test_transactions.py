@@ -187,20 +187,22 @@ def test_work_that_reads_the_database_in_a_worker_fails_loudly() -> None:
         result()
 
 
-def _listening(table: Any) -> None:
+def _a_play_to_make() -> tuple[list[Any], Any, Any, str]:
+    """A 3-player table in play, every seat watching: its users, its state, the seat
+    to play and a card it may play."""
+    table, users = started_table(3, ghost=False)
     for seat_id in table.seats.values_list("pk", flat=True):
         presence.touch(seat_id, f"test-{seat_id}")
+    state = load_state(bid_all(fresh(table)))
+    seat = state.seat_to_play()
+    return users, state, seat, str(sorted(state.legal_cards(seat))[0])
 
 
 @pytest.mark.django_db(transaction=True)
 def test_a_play_s_frames_rendered_while_it_commits_reach_every_seat() -> None:
-    """R4, R5: each seat gets its frame with the new version and its own hand only,
-    the actor's frame is its answer, and nothing is rendered twice."""
-    table, users = started_table(3, ghost=False)
-    _listening(table)
-    state = load_state(bid_all(fresh(table)))
-    seat = state.seat_to_play()
-    card = str(sorted(state.legal_cards(seat))[0])
+    """R5: each seat gets its own frame (R4: its user's group alone) with the new
+    version, the actor's frame is its answer, and nothing is rendered twice."""
+    users, state, seat, card = _a_play_to_make()
     layer = mock.Mock()
     renders = mock.Mock(wraps=broadcast._render_for_listeners)
     with (
@@ -225,11 +227,7 @@ def test_a_play_s_frames_rendered_while_it_commits_reach_every_seat() -> None:
 def test_frames_that_failed_while_committing_are_rendered_again_whole() -> None:
     """A render that fails beside the COMMIT (a bug) does not cost the seats their
     frames: they are rendered again after it, every region whole."""
-    table, users = started_table(3, ghost=False)
-    _listening(table)
-    state = load_state(bid_all(fresh(table)))
-    seat = state.seat_to_play()
-    card = str(sorted(state.legal_cards(seat))[0])
+    users, state, seat, card = _a_play_to_make()
     layer = mock.Mock()
     real = broadcast._render_for_listeners
     calls: list[int] = []
