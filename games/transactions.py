@@ -2,7 +2,7 @@
 
 Every action (games.actions) runs in ``action_transaction()``. On PostgreSQL:
 
-- **Its writes wait and go together** (``batched``): the compiled writes
+- **Its writes wait and go together** (its batch): the compiled writes
   (games.compiled_writes) do not go to the database one at a time; they go as one
   query string of several statements with the next statement the connection runs
   (a read, a savepoint), or at the end of the block. A play's three writes are one
@@ -169,24 +169,13 @@ def save_after_what_it_refers_to(instance: Model) -> None:
 
 
 @contextlib.contextmanager
-def batched(using: str = DEFAULT_DB_ALIAS) -> Iterator[None]:
-    """Within this block, on PostgreSQL, the compiled writes wait and go together;
-    they have all been sent when it ends without an error. Run it inside a
-    transaction: it does not commit."""
-    connection = connections[using]
-    with _batch_on(connection) as batch:
-        yield
-        if batch is not None and not connection.needs_rollback:
-            batch.flush()
-
-
-@contextlib.contextmanager
 def action_transaction(using: str = DEFAULT_DB_ALIAS) -> Iterator[None]:
-    """``transaction.atomic()`` around ``batched()``, whose BEGIN and COMMIT go with
-    the statements on PostgreSQL when it is the outermost block (see the module's
-    docstring). Nothing may run in the transaction after this block: it is meant
-    for a whole action, and the COMMIT goes only when the block ends without an
-    error and with nothing marked for rollback."""
+    """``transaction.atomic()`` whose writes wait in a batch and go together on
+    PostgreSQL, with its BEGIN and COMMIT when it is the outermost block (see the
+    module's docstring); inside another transaction (a test's) only the writes do.
+    Nothing may run in the transaction after this block: it is meant for a whole
+    action, and the COMMIT goes only when the block ends without an error and with
+    nothing marked for rollback."""
     connection = connections[using]
     with transaction.atomic(using=using), _batch_on(connection) as batch:
         ours = batch is not None and _starts_the_transaction(connection)

@@ -10,14 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.db import DatabaseError, connection, transaction
+from django.db import DatabaseError, connection
 from django.db.models import Model
 from django.db.models.signals import post_save, pre_save
 
 from games.compiled_writes import insert, insert_many, save_fields
 from games.models import Bid, HandCard, Play, Round, RoundScore, Table, Trick
 from games.state import load_state
-from games.transactions import batched
+from games.transactions import action_transaction
 
 from .helpers import bid_all, fresh, started_table
 from .test_queries import BATCHED, writes
@@ -131,7 +131,7 @@ def test_a_batch_sends_its_writes_in_one_round_trip_before_it_ends(
     play = _next_play(state)
     play.card = hand_card.card
     # savepoint and release (the test runs in a transaction), and the writes
-    with django_assert_num_queries(2 + writes(3)), transaction.atomic(), batched():
+    with django_assert_num_queries(2 + writes(3)), action_transaction():
         hand_card.played = True
         save_fields(hand_card, ("played",))
         insert(play)
@@ -147,7 +147,7 @@ def test_a_batch_sends_its_writes_in_one_round_trip_before_it_ends(
 def test_a_read_in_a_batch_sees_the_writes_waiting_before_it() -> None:
     table, _users = started_table(2)
     table = fresh(table)
-    with transaction.atomic(), batched():
+    with action_transaction():
         table.version += 5
         save_fields(table, ("version",))
         assert Table.objects.get(pk=table.pk).version == table.version
@@ -158,7 +158,7 @@ def test_a_write_that_needs_a_waiting_row_s_key_goes_after_it() -> None:
     table, _users = started_table(3, ghost=False)
     state = load_state(bid_all(fresh(table)))
     assert state.round is not None and state.trick is not None
-    with transaction.atomic(), batched():
+    with action_transaction():
         trick = insert(Trick(round=state.round, number=2, leader_id=state.trick.leader_id))
         play = _next_play(state)
         play.trick, play.order = trick, 0
@@ -171,7 +171,7 @@ def test_a_write_that_needs_a_waiting_row_s_key_goes_after_it() -> None:
 
 def test_a_row_that_is_gone_fails_in_a_batch_as_alone() -> None:
     started_table(2)
-    with pytest.raises(DatabaseError), transaction.atomic(), batched():
+    with pytest.raises(DatabaseError), action_transaction():
         save_fields(Trick(pk=10**9, number=1), ("complete",))
 
 
@@ -179,7 +179,7 @@ def test_a_batch_left_by_an_error_writes_nothing() -> None:
     """A refused move (an error after its first writes) leaves the table as it was."""
     table, _users = started_table(2)
     version = fresh(table).version
-    with pytest.raises(RuntimeError), transaction.atomic(), batched():
+    with pytest.raises(RuntimeError), action_transaction():
         changed = fresh(table)
         changed.version += 1
         save_fields(changed, ("version",))

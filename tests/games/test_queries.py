@@ -25,7 +25,7 @@ pytestmark = pytest.mark.django_db
 
 PLAYERS = pytest.mark.parametrize("players", [3, 8])
 
-#: On PostgreSQL an action's writes wait and go together (games.transactions.batched):
+#: On PostgreSQL an action's writes wait and go together (games.transactions):
 #: one round trip at the action's end, or with the read that follows them. On SQLite
 #: (no round trips) each write is a query of its own.
 BATCHED = connection.vendor == "postgresql"
