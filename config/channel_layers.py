@@ -11,16 +11,28 @@ Receiving is unchanged: every subscriber gets each message as from
 
 A move is made in a request thread, not on the event loop. ``group_send_many``
 from there takes a hop to the loop and back (``async_to_sync``), queued behind
-whatever the loop is doing. ``publish_many`` sends the same PUBLISHes from the
-calling thread through a synchronous Redis client (redis-py's, thread-safe, one
-pool per shard): no hop, no coroutine. (Interleaved at 10 tables, scripts/bench_live.py
-measured the two the same within the machine's noise.)
+whatever the loop is doing. ``publish_many`` works from the calling thread,
+through a synchronous Redis client (redis-py's, thread-safe, one per shard): no
+hop, no coroutine (see below for what it sends).
 
 Receiving waits longer between idle wake-ups (``_QuietShard``): channels_redis's
 receiver asks Redis for a message with a 0.1 s timeout, so a process with sockets
 woke ten times a second with nothing to do. A message that arrives wakes it at
 once whatever the timeout; the timeout only decides how often an idle process
 turns its event loop (and the GIL) for nothing. It is a second here.
+
+A move's frames reach the sockets of the process that made it without Redis on
+the way (``publish_many``): the table's players are on that process (the deployment
+routes a table to one process), and through Redis each frame cost a round trip and
+a parse by the process's receiver before its socket had it, about a sixth of the
+time from a move's POST to its last frame. So each message is put straight into
+the queues of this process's sockets in its group (on their event loop, as the
+receiver would), and published only where another process listens: one script
+per shard asks Redis how many subscribers each group has (``PUBSUB NUMSUB``, which
+counts this process's own subscription) and publishes those with more. A message
+that is published all the same is marked with this process's origin, and this
+process's receiver drops it when it comes back (``_QuietShard``); the others take
+the mark off.
 
 It leans on channels_redis's own pieces (the group's channel name, the shard of
 a name, the shard's lock and client), pinned at 4.3.0 in requirements.lock;
@@ -30,8 +42,10 @@ tests/test_channel_layers.py checks delivery against a real Redis.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
+import os
 import threading
 from collections import defaultdict
 from typing import Any
@@ -48,12 +62,33 @@ logger = logging.getLogger(__name__)
 #: Seconds the receiver waits for a message before it looks again (channels_redis: 0.1).
 IDLE_WAIT = 1.0
 
+#: A published message that its process delivered to its own sockets already begins
+#: with this byte (never the first of msgpack, nor of an encrypted message's base64)
+#: and the process's 16 random bytes.
+ORIGIN_MARK = b"\xc1"
+ORIGIN_LENGTH = len(ORIGIN_MARK) + 16
+
+#: For each (channel, subscriptions this process has to it, message) of ARGV: PUBLISH
+#: the message if anyone else subscribes. Answers how many were published.
+PUBLISH_ELSEWHERE = """
+local published = 0
+for i = 1, #ARGV, 3 do
+  local subscribers = redis.call('PUBSUB', 'NUMSUB', ARGV[i])[2]
+  if subscribers > tonumber(ARGV[i + 1]) then
+    redis.call('PUBLISH', ARGV[i], ARGV[i + 2])
+    published = published + 1
+  end
+end
+return published
+"""
+
 
 class PipelinedPubSubChannelLayer(RedisPubSubChannelLayer):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._clients: dict[int, redis.Redis] = {}
-        self._clients_lock = threading.Lock()
+        self._scripts: dict[int, Any] = {}
+        self._scripts_lock = threading.Lock()
+        self.origin = ORIGIN_MARK + os.urandom(ORIGIN_LENGTH - len(ORIGIN_MARK))
 
     @functools.cached_property
     def _names(self) -> RedisPubSubLoopLayer:
@@ -68,28 +103,34 @@ class PipelinedPubSubChannelLayer(RedisPubSubChannelLayer):
                 shard.__class__ = _QuietShard
         return layer
 
-    def _client(self, shard: int) -> redis.Redis:
-        with self._clients_lock:
-            client = self._clients.get(shard)
-            if client is None:
+    def _script(self, shard: int) -> Any:
+        """The shard's PUBLISH_ELSEWHERE (redis-py's Script: EVALSHA, loaded when missing)."""
+        with self._scripts_lock:
+            script = self._scripts.get(shard)
+            if script is None:
                 host = dict(self._names._shards[shard].host)
                 client = redis.Redis.from_url(host.pop("address"), **host)
-                self._clients[shard] = client
-            return client
+                script = self._scripts[shard] = client.register_script(PUBLISH_ELSEWHERE)
+            return script
 
     def publish_many(self, messages: list[tuple[str, dict[str, Any]]]) -> None:
-        """``group_send`` each (group, message) from a thread, in one pipeline per shard."""
+        """``group_send`` each (group, message) from a thread: to this process's sockets
+        at once, then to other processes' with one script call per shard."""
         names = self._names
-        by_shard: dict[int, list[tuple[str, bytes]]] = defaultdict(list)
+        here = list(self._layers.items())  # this process's event loops and their layers
+        by_shard: dict[int, list[Any]] = defaultdict(list)
+        local: list[tuple[str, bytes]] = []
         for group, message in messages:
             channel = names._get_group_channel_name(group)
+            data = self.serialize(message)
+            local.append((channel, data))
             shard = names._shards.index(names._get_shard(channel))
-            by_shard[shard].append((channel, self.serialize(message)))
-        for shard, items in by_shard.items():
-            with self._client(shard).pipeline(transaction=False) as pipeline:
-                for channel, data in items:
-                    pipeline.publish(channel, data)
-                pipeline.execute()
+            by_shard[shard] += [channel, _subscriptions_here(here, channel), self.origin + data]
+        for loop, layer in here:
+            with contextlib.suppress(RuntimeError):  # a loop closed since
+                loop.call_soon_threadsafe(_deliver, layer, local)
+        for shard, arguments in by_shard.items():
+            self._script(shard)(args=arguments)
 
     async def group_send_many(self, messages: list[tuple[str, dict[str, Any]]]) -> None:
         """``group_send`` each (group, message), one pipeline per Redis shard."""
@@ -102,7 +143,17 @@ class PipelinedPubSubChannelLayer(RedisPubSubChannelLayer):
 
 
 class _QuietShard(RedisSingleShardConnection):
-    """A shard whose receiver waits IDLE_WAIT for a message, not 0.1 s."""
+    """A shard whose receiver waits IDLE_WAIT for a message, not 0.1 s, and drops the
+    messages its process delivered itself (``publish_many``)."""
+
+    def _receive_message(self, message: dict[str, Any] | None) -> None:
+        if message is not None:
+            data = message["data"]
+            if data[:1] == ORIGIN_MARK:
+                if data[:ORIGIN_LENGTH] == self.channel_layer.channel_layer.origin:
+                    return
+                message = {**message, "data": data[ORIGIN_LENGTH:]}
+        super()._receive_message(message)
 
     async def _do_receiving(self) -> None:
         # As channels_redis 4.3.0's, but for the wait. Before the first subscription
@@ -122,6 +173,28 @@ class _QuietShard(RedisSingleShardConnection):
             except BaseException:
                 logger.exception("Unexpected exception in receive task")
                 await asyncio.sleep(1)
+
+
+def _subscriptions_here(here: list[tuple[Any, RedisPubSubLoopLayer]], channel: str) -> int:
+    """How many of the Redis subscriptions to ``channel`` are this process's: one for
+    each event loop with a socket in the group whose subscription is made (a group
+    still being joined or left counts as none, so that the message is published
+    whenever another process may listen; what comes back is dropped)."""
+    return sum(
+        1
+        for _loop, layer in here
+        if layer.groups.get(channel) and channel in layer._get_shard(channel)._subscribed_to
+    )
+
+
+def _deliver(layer: RedisPubSubLoopLayer, messages: list[tuple[str, bytes]]) -> None:
+    """On the layer's event loop: each (group channel, message) into the queue of every
+    socket of this process in the group, as channels_redis's receiver does."""
+    for channel, data in messages:
+        for name in layer.groups.get(channel, ()):
+            queue = layer.channels.get(name)
+            if queue is not None:
+                queue.put_nowait(data)
 
 
 async def _publish(shard: Any, items: list[tuple[str, bytes]]) -> None:

@@ -23,24 +23,14 @@ def redis_url(tmp_path: Path) -> Iterator[str]:
         yield server.url(0)
 
 
-@pytest.mark.parametrize("from_thread", [False, True], ids=["group_send_many", "publish_many"])
 def test_a_move_s_messages_reach_each_group_only_in_one_pipeline(
-    redis_url: str, monkeypatch: pytest.MonkeyPatch, from_thread: bool
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """R4: each frame reaches its own group's sockets only; all of them in one round trip,
-    from the event loop (group_send_many) or from a request thread (publish_many)."""
+    """R4: each frame reaches its own group's sockets only; all of them in one round trip
+    from the event loop (group_send_many)."""
     commands: list[str] = []
     pipelines: list[int] = []
     execute_command, execute = Redis.execute_command, Pipeline.execute
-    execute_command_sync, execute_sync = redis.Redis.execute_command, redis.client.Pipeline.execute
-
-    def counted_command_sync(self: Any, *args: Any, **options: Any) -> Any:
-        commands.append(str(args[0]))
-        return execute_command_sync(self, *args, **options)
-
-    def counted_pipeline_sync(self: Any, *args: Any, **kwargs: Any) -> Any:
-        pipelines.append(len(self.command_stack))
-        return execute_sync(self, *args, **kwargs)
 
     async def counted_command(self: Any, *args: Any, **options: Any) -> Any:
         commands.append(str(args[0]))
@@ -52,49 +42,146 @@ def test_a_move_s_messages_reach_each_group_only_in_one_pipeline(
 
     async def scenario() -> dict[str, list[str]]:
         layer = PipelinedPubSubChannelLayer(hosts=[redis_url], prefix="test")
-        sockets = {name: await layer.new_channel() for name in ("ann", "bob", "cid")}
-        for name, channel in sockets.items():
-            await layer.group_add(f"table-1-user-{name}", channel)
-        sockets["ann, 2nd tab"] = await layer.new_channel()
-        await layer.group_add("table-1-user-ann", sockets["ann, 2nd tab"])
+        sockets = await _seat_sockets(layer)
         monkeypatch.setattr(Redis, "execute_command", counted_command)
         monkeypatch.setattr(Pipeline, "execute", counted_pipeline)
-        monkeypatch.setattr(redis.Redis, "execute_command", counted_command_sync)
-        monkeypatch.setattr(redis.client.Pipeline, "execute", counted_pipeline_sync)
-        messages = [
-            ("table-1-user-ann", {"type": "table.frame", "html": "ann's hand"}),
-            ("table-1-user-bob", {"type": "table.frame", "html": "bob's hand"}),
-            ("table-1-user-cid", {"type": "table.frame", "html": "cid's hand"}),
-        ]
-        if from_thread:
-            await asyncio.to_thread(layer.publish_many, messages)
-        else:
-            await layer.group_send_many(messages)
-        got: dict[str, list[str]] = {}
-        for name, channel in sockets.items():
-            got[name] = [(await asyncio.wait_for(layer.receive(channel), 5))["html"]]
-
-        async def nothing_more(channel: str) -> bool:
-            try:
-                await asyncio.wait_for(layer.receive(channel), 0.3)
-            except TimeoutError:
-                return True
-            return False
-
-        # Every socket at once: one wait, not one per socket.
-        assert all(await asyncio.gather(*(nothing_more(c) for c in sockets.values())))
+        await layer.group_send_many(HANDS)
+        got = await _everything_received(layer, sockets)
         await layer.flush()
         return got
 
-    got = asyncio.run(scenario())
-    assert got == {
-        "ann": ["ann's hand"],
-        "ann, 2nd tab": ["ann's hand"],
-        "bob": ["bob's hand"],
-        "cid": ["cid's hand"],
-    }
+    assert asyncio.run(scenario()) == EACH_OWN_HAND
     assert pipelines == [3]  # the three PUBLISHes in one pipeline
     assert "PUBLISH" not in commands  # none of them alone
+
+
+def test_a_move_s_frames_reach_this_process_s_sockets_without_a_trip_through_redis(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """R4: from a request thread (publish_many), each frame reaches its own group's
+    sockets only, once; with no other process listening, Redis is asked once (the
+    script that publishes where others listen) and nothing comes back from it."""
+    commands: list[str] = []
+    execute_command_sync = redis.Redis.execute_command
+
+    def counted_command_sync(self: Any, *args: Any, **options: Any) -> Any:
+        commands.append(str(args[0]))
+        return execute_command_sync(self, *args, **options)
+
+    came_back = _watch_receivers(monkeypatch)
+
+    async def scenario() -> dict[str, list[str]]:
+        layer = PipelinedPubSubChannelLayer(hosts=[redis_url], prefix="test")
+        sockets = await _seat_sockets(layer)
+        monkeypatch.setattr(redis.Redis, "execute_command", counted_command_sync)
+        # An earlier move, to a table nobody here has open: Redis learns the script.
+        await asyncio.to_thread(layer.publish_many, [("table-2-user-dan", {"html": ""})])
+        commands.clear()
+        await asyncio.to_thread(layer.publish_many, HANDS)
+        got = await _everything_received(layer, sockets)
+        await layer.flush()
+        return got
+
+    assert asyncio.run(scenario()) == EACH_OWN_HAND
+    assert commands == ["EVALSHA"]
+    assert came_back == []
+
+
+def test_a_group_with_sockets_in_two_processes_gets_each_frame_once_in_each(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """R4 across processes (two layers, as two server processes would have): ann has the
+    table open on both, bob on the mover's only, cid on the other's only. Each socket
+    gets its own frame exactly once; what the mover delivered itself and published
+    for the other process comes back to it and is dropped, and bob's frame, which no
+    other process listens for, is not published at all."""
+    came_back = _watch_receivers(monkeypatch)
+
+    async def scenario() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+        mover = PipelinedPubSubChannelLayer(hosts=[redis_url], prefix="test")
+        other = PipelinedPubSubChannelLayer(hosts=[redis_url], prefix="test")
+        here = {name: await mover.new_channel() for name in ("ann", "bob")}
+        there = {name: await other.new_channel() for name in ("ann", "cid")}
+        for layer, sockets in ((mover, here), (other, there)):
+            for name, channel in sockets.items():
+                await layer.group_add(f"table-1-user-{name}", channel)
+        await asyncio.to_thread(mover.publish_many, HANDS)
+        got_here = await _everything_received(mover, here)
+        got_there = await _everything_received(other, there)
+        assert mover.origin != other.origin
+        await mover.flush()
+        await other.flush()
+        return got_here, got_there
+
+    got_here, got_there = asyncio.run(scenario())
+    assert got_here == {"ann": ["ann's hand"], "bob": ["bob's hand"]}
+    assert got_there == {"ann": ["ann's hand"], "cid": ["cid's hand"]}
+    # Back through Redis: ann's to both processes (the mover drops its own), cid's to the
+    # other one; bob's nowhere.
+    assert sorted(came_back) == ["test__group__table-1-user-ann"] * 2 + [
+        "test__group__table-1-user-cid"
+    ]
+
+
+HANDS = [
+    ("table-1-user-ann", {"type": "table.frame", "html": "ann's hand"}),
+    ("table-1-user-bob", {"type": "table.frame", "html": "bob's hand"}),
+    ("table-1-user-cid", {"type": "table.frame", "html": "cid's hand"}),
+]
+EACH_OWN_HAND = {
+    "ann": ["ann's hand"],
+    "ann, 2nd tab": ["ann's hand"],
+    "bob": ["bob's hand"],
+    "cid": ["cid's hand"],
+}
+
+
+async def _seat_sockets(layer: PipelinedPubSubChannelLayer) -> dict[str, str]:
+    """A socket for each of ann, bob and cid in their own groups, and ann's second tab."""
+    sockets = {name: await layer.new_channel() for name in ("ann", "bob", "cid")}
+    for name, channel in sockets.items():
+        await layer.group_add(f"table-1-user-{name}", channel)
+    sockets["ann, 2nd tab"] = await layer.new_channel()
+    await layer.group_add("table-1-user-ann", sockets["ann, 2nd tab"])
+    return sockets
+
+
+async def _everything_received(
+    layer: PipelinedPubSubChannelLayer, sockets: dict[str, str]
+) -> dict[str, list[str]]:
+    """Each socket's messages: the first, then whatever else comes within 0.3 s."""
+    got: dict[str, list[str]] = {}
+    for name, channel in sockets.items():
+        got[name] = [(await asyncio.wait_for(layer.receive(channel), 5))["html"]]
+
+    async def more(name: str, channel: str) -> None:
+        while True:
+            try:
+                message = await asyncio.wait_for(layer.receive(channel), 0.3)
+            except TimeoutError:
+                return
+            got[name].append(message["html"])
+
+    # Every socket at once: one wait, not one per socket.
+    await asyncio.gather(*(more(name, channel) for name, channel in sockets.items()))
+    return got
+
+
+def _watch_receivers(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The group channels of the messages any process's receiver gets from Redis."""
+    from config.channel_layers import _QuietShard
+
+    came_back: list[str] = []
+    receive = _QuietShard._receive_message
+
+    def watched(self: Any, message: dict[str, Any] | None) -> None:
+        if message is not None:
+            name = message["channel"]
+            came_back.append(name.decode() if isinstance(name, bytes) else name)
+        receive(self, message)
+
+    monkeypatch.setattr(_QuietShard, "_receive_message", watched)
+    return came_back
 
 
 class ManyAtOnceLayer:
