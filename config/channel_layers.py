@@ -132,6 +132,17 @@ class PipelinedPubSubChannelLayer(RedisPubSubChannelLayer):
         for shard, arguments in by_shard.items():
             self._script(shard)(args=arguments)
 
+    def listened_here(self, groups: list[str]) -> set[str]:
+        """The ``groups`` that a socket of this process has joined (from any thread):
+        whoever watches them here needs no word from Redis to be known."""
+        names = self._names
+        layers = [layer for _loop, layer in list(self._layers.items())]
+        return {
+            group
+            for group in groups
+            if any(layer.groups.get(names._get_group_channel_name(group)) for layer in layers)
+        }
+
     async def group_send_many(self, messages: list[tuple[str, dict[str, Any]]]) -> None:
         """``group_send`` each (group, message), one pipeline per Redis shard."""
         layer = self._get_layer()

@@ -198,7 +198,7 @@ def _render_for_listeners(
     """The frames of the seats that watch (a socket opened later reads a full
     snapshot), and the actor's, whose HTTP answer is its frame: user id -> frame.
     Reads no database (it may run while the move commits: games.transactions)."""
-    listening = presence.listening_seats(seat.pk for seat in state.seats)
+    listening = _listening_seats(state)
     users = None
     state.online = listening
     if listening is not None:
@@ -208,6 +208,18 @@ def _render_for_listeners(
     return frames.render_frames(
         state, public, seat_regions=seat_regions, users=users, changed=changed
     )
+
+
+def _listening_seats(state: GameState) -> set[int] | None:
+    """The seats with a socket open (games.presence). When every seat has one in this
+    process, as when a table's players are all served by the process that moves it,
+    the channel layer says so without a round trip to the cache."""
+    listened_here = getattr(get_channel_layer(), "listened_here", None)
+    if listened_here is not None and state.seats:
+        groups = {user_group(state.table.pk, seat.user_id): seat.pk for seat in state.seats}
+        if len(listened_here(list(groups))) == len(groups):
+            return set(groups.values())
+    return presence.listening_seats(seat.pk for seat in state.seats)
 
 
 def send(messages: list[tuple[str, dict[str, Any]]]) -> None:

@@ -123,6 +123,30 @@ def test_a_group_with_sockets_in_two_processes_gets_each_frame_once_in_each(
     ]
 
 
+def test_the_layer_knows_which_groups_have_a_socket_in_this_process(redis_url: str) -> None:
+    """Joined here: known without Redis; left, or joined only in another process: not."""
+
+    async def scenario() -> list[set[str]]:
+        here = PipelinedPubSubChannelLayer(hosts=[redis_url], prefix="test")
+        elsewhere = PipelinedPubSubChannelLayer(hosts=[redis_url], prefix="test")
+        ann, bob = await here.new_channel(), await here.new_channel()
+        await here.group_add("table-1-user-ann", ann)
+        await here.group_add("table-1-user-bob", bob)
+        await elsewhere.group_add("table-1-user-cid", await elsewhere.new_channel())
+        groups = ["table-1-user-ann", "table-1-user-bob", "table-1-user-cid"]
+        before = await asyncio.to_thread(here.listened_here, groups)
+        await here.group_discard("table-1-user-bob", bob)
+        after = await asyncio.to_thread(here.listened_here, groups)
+        await here.flush()
+        await elsewhere.flush()
+        return [before, after]
+
+    assert asyncio.run(scenario()) == [
+        {"table-1-user-ann", "table-1-user-bob"},
+        {"table-1-user-ann"},
+    ]
+
+
 HANDS = [
     ("table-1-user-ann", {"type": "table.frame", "html": "ann's hand"}),
     ("table-1-user-bob", {"type": "table.frame", "html": "bob's hand"}),

@@ -311,6 +311,56 @@ def test_a_cache_that_cannot_tell_who_watches_sends_every_seat_its_frame(
     assert groups == sorted(broadcast.user_group(table.pk, user.pk) for user in users)
 
 
+class LocalRecorder(Recorder):
+    """A layer that knows which groups this process's sockets have joined."""
+
+    def __init__(self, here: set[str]) -> None:
+        super().__init__()
+        self.here = here
+
+    def listened_here(self, groups: list[str]) -> set[str]:
+        return self.here & set(groups)
+
+
+def test_seats_all_watching_in_this_process_get_their_frames_without_asking_the_cache(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    """When every seat has a socket in the process that moves (the deployment's routing),
+    the move asks nobody who watches: each seat gets its own frame (R4) and the cache
+    is not read."""
+    table, users = started_table(2, ghost=True, seed=11)
+    groups = {broadcast.user_group(table.pk, user.pk) for user in users}
+    layer = LocalRecorder(groups)
+    asked = mock.Mock(side_effect=AssertionError("the cache was asked"))
+    with (
+        mock.patch.object(broadcast, "get_channel_layer", return_value=layer),
+        mock.patch.object(presence, "listening_seats", asked),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        table = random_move(table, random.Random(11))
+    assert sorted(group for group, _ in layer.sent) == sorted(groups)
+    assert not asked.called
+
+
+def test_a_seat_watching_from_another_process_is_found_in_the_cache(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    """Anne's socket is in this process, Bert's in another (only its presence entry
+    says so): the cache is asked, and both get their frames."""
+    table, (anne, bert) = started_table(2, ghost=True, seed=11)
+    presence.touch(table.seats.get(user=anne).pk, "anne-socket")
+    presence.touch(table.seats.get(user=bert).pk, "bert-socket-elsewhere")
+    layer = LocalRecorder({broadcast.user_group(table.pk, anne.pk)})
+    with (
+        mock.patch.object(broadcast, "get_channel_layer", return_value=layer),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        table = random_move(table, random.Random(11))
+    assert sorted(group for group, _ in layer.sent) == sorted(
+        broadcast.user_group(table.pk, user.pk) for user in (anne, bert)
+    )
+
+
 def test_each_language_reads_the_tricks_reason_in_its_own_words() -> None:
     """R6's reason is a sentence in words: the public regions are rendered once per
     language, each from a context built in that language (a German and a French seat)."""

@@ -203,7 +203,7 @@ def test_a_play_s_frames_rendered_while_it_commits_reach_every_seat() -> None:
     """R5: each seat gets its own frame (R4: its user's group alone) with the new
     version, the actor's frame is its answer, and nothing is rendered twice."""
     users, state, seat, card = _a_play_to_make()
-    layer = mock.Mock()
+    layer = mock.Mock(spec=["publish_many"])
     renders = mock.Mock(wraps=broadcast._render_for_listeners)
     with (
         mock.patch.object(broadcast, "get_channel_layer", return_value=layer),
@@ -228,7 +228,7 @@ def test_frames_that_failed_while_committing_are_rendered_again_whole() -> None:
     """A render that fails beside the COMMIT (a bug) does not cost the seats their
     frames: they are rendered again after it, every region whole."""
     users, state, seat, card = _a_play_to_make()
-    layer = mock.Mock()
+    layer = mock.Mock(spec=["publish_many"])
     real = broadcast._render_for_listeners
     calls: list[int] = []
 
