@@ -29,10 +29,12 @@ time from a move's POST to its last frame. So each message is put straight into
 the queues of this process's sockets in its group (on their event loop, as the
 receiver would), and published only where another process listens: one script
 per shard asks Redis how many subscribers each group has (``PUBSUB NUMSUB``, which
-counts this process's own subscription) and publishes those with more. A message
-that is published all the same is marked with this process's origin, and this
-process's receiver drops it when it comes back (``_QuietShard``); the others take
-the mark off.
+counts this process's own subscription) and publishes those with more. Each
+message carries this process's origin (``ORIGIN_KEY``, its first key, so that the
+origin's random bytes open its serialized form), and this process's receiver drops
+what it sent itself when it comes back (``_QuietShard``). Other processes, a release
+older than this one included (the deployment restarts its processes one by one),
+read the message as any other: a consumer reads only the keys it knows.
 
 It leans on channels_redis's own pieces (the group's channel name, the shard of
 a name, the shard's lock and client), pinned at 4.3.0 in requirements.lock;
@@ -62,11 +64,12 @@ logger = logging.getLogger(__name__)
 #: Seconds the receiver waits for a message before it looks again (channels_redis: 0.1).
 IDLE_WAIT = 1.0
 
-#: A published message that its process delivered to its own sockets already begins
-#: with this byte (never the first of msgpack, nor of an encrypted message's base64)
-#: and the process's 16 random bytes.
-ORIGIN_MARK = b"\xc1"
-ORIGIN_LENGTH = len(ORIGIN_MARK) + 16
+#: The key of a published message that holds the 16 random bytes of the process that
+#: sent it (and delivered it to its own sockets already).
+ORIGIN_KEY = "__origin__"
+#: How far into a serialized message its origin is looked for: the key comes first,
+#: after msgpack's map and string headers (the layer is not configured to encrypt).
+ORIGIN_WITHIN = 48
 
 #: For each (channel, subscriptions this process has to it, message) of ARGV: PUBLISH
 #: the message if anyone else subscribes. Answers how many were published.
@@ -88,7 +91,7 @@ class PipelinedPubSubChannelLayer(RedisPubSubChannelLayer):
         super().__init__(*args, **kwargs)
         self._scripts: dict[int, Any] = {}
         self._scripts_lock = threading.Lock()
-        self.origin = ORIGIN_MARK + os.urandom(ORIGIN_LENGTH - len(ORIGIN_MARK))
+        self.origin = os.urandom(16)
 
     @functools.cached_property
     def _names(self) -> RedisPubSubLoopLayer:
@@ -122,10 +125,10 @@ class PipelinedPubSubChannelLayer(RedisPubSubChannelLayer):
         local: list[tuple[str, bytes]] = []
         for group, message in messages:
             channel = names._get_group_channel_name(group)
-            data = self.serialize(message)
+            data = self.serialize({ORIGIN_KEY: self.origin, **message})
             local.append((channel, data))
             shard = names._shards.index(names._get_shard(channel))
-            by_shard[shard] += [channel, _subscriptions_here(here, channel), self.origin + data]
+            by_shard[shard] += [channel, _subscriptions_here(here, channel), data]
         for loop, layer in here:
             with contextlib.suppress(RuntimeError):  # a loop closed since
                 loop.call_soon_threadsafe(_deliver, layer, local)
@@ -159,11 +162,9 @@ class _QuietShard(RedisSingleShardConnection):
 
     def _receive_message(self, message: dict[str, Any] | None) -> None:
         if message is not None:
-            data = message["data"]
-            if data[:1] == ORIGIN_MARK:
-                if data[:ORIGIN_LENGTH] == self.channel_layer.channel_layer.origin:
-                    return
-                message = {**message, "data": data[ORIGIN_LENGTH:]}
+            origin = self.channel_layer.channel_layer.origin
+            if origin in message["data"][:ORIGIN_WITHIN]:
+                return  # sent by this process, which delivered it to its sockets
         super()._receive_message(message)
 
     async def _do_receiving(self) -> None:

@@ -4,6 +4,7 @@ own group only (R4: a hand goes to its owner's sockets, nobody else's)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -121,6 +122,28 @@ def test_a_group_with_sockets_in_two_processes_gets_each_frame_once_in_each(
     assert sorted(came_back) == ["test__group__table-1-user-ann"] * 2 + [
         "test__group__table-1-user-cid"
     ]
+
+
+def test_a_process_of_the_previous_release_reads_the_frames_it_is_sent(redis_url: str) -> None:
+    """While the deployment restarts its processes one by one, a process still on
+    channels_redis's own layer gets ann's frame (R4: hers only) and reads it as any."""
+    from channels_redis.pubsub import RedisPubSubChannelLayer
+
+    async def scenario() -> list[dict[str, Any]]:
+        mover = PipelinedPubSubChannelLayer(hosts=[redis_url], prefix="test")
+        older = RedisPubSubChannelLayer(hosts=[redis_url], prefix="test")
+        ann = await older.new_channel()
+        await older.group_add("table-1-user-ann", ann)
+        await asyncio.to_thread(mover.publish_many, HANDS)
+        got = [await asyncio.wait_for(older.receive(ann), 5)]
+        with contextlib.suppress(TimeoutError):
+            got.append(await asyncio.wait_for(older.receive(ann), 0.3))
+        await mover.flush()
+        await older.flush()
+        return got
+
+    (message,) = asyncio.run(scenario())
+    assert (message["type"], message["html"]) == ("table.frame", "ann's hand")
 
 
 def test_the_layer_knows_which_groups_have_a_socket_in_this_process(redis_url: str) -> None:
