@@ -72,17 +72,14 @@ ORIGIN_KEY = "__origin__"
 ORIGIN_WITHIN = 48
 
 #: For each (channel, subscriptions this process has to it, message) of ARGV: PUBLISH
-#: the message if anyone else subscribes. Answers how many were published.
+#: the message if anyone else subscribes.
 PUBLISH_ELSEWHERE = """
-local published = 0
 for i = 1, #ARGV, 3 do
   local subscribers = redis.call('PUBSUB', 'NUMSUB', ARGV[i])[2]
   if subscribers > tonumber(ARGV[i + 1]) then
     redis.call('PUBLISH', ARGV[i], ARGV[i + 2])
-    published = published + 1
   end
 end
-return published
 """
 
 
