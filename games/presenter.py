@@ -75,11 +75,30 @@ class HandCardView:
     needs_choice: bool  # the Tigress: asks "pirate or escape?"
 
     is_next: bool = False  # the owner chose it to be played when their turn comes
-    why_not: str = ""  # on your turn, why R5 forbids it ("You must follow green"): owner only
+    #: on your turn, the id of the hand's sentence saying why R5 forbids it: owner only
+    why_not_id: str = ""
 
     @property
     def button(self) -> str:
-        return hand_button(self.code, self.playable, self.needs_choice, bool(self.why_not))
+        return hand_button(self.code, self.playable, self.needs_choice, self.why_not_id)
+
+
+@dataclass(frozen=True)
+class WhyNot:
+    """A sentence saying why R5 forbids some cards of the hand ("You must follow
+    green"), shown once under the hand and describing each of those cards."""
+
+    id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class HandView:
+    """One seat's own hand (R4: its owner's only) and, on its turn, why the cards it
+    may not play are forbidden: each sentence once, however many cards it forbids."""
+
+    cards: list[HandCardView]
+    why_not: list[WhyNot]
 
 
 @dataclass(frozen=True)
@@ -548,22 +567,29 @@ def _proposal(state: GameState) -> Proposal:
     return state.rematch[1]
 
 
-def _hand(state: GameState, me: Seat, own: list[rules.Card]) -> list[HandCardView]:
+def _hand(state: GameState, me: Seat, own: list[rules.Card]) -> HandView:
     """The seat's own cards, each playable or not and, on its turn, why not (R5)."""
     legal = state.legal_cards(me) if _phase(state) == Table.Phase.PLAYING else set()
     chosen = state.preselected(me)
     # R5, on your turn: why each card you may not play is forbidden (from your own hand).
-    why_not = explanations.unplayable_reasons(own, state.plays) if legal else {}
-    return [
+    # Every forbidden card has the same reason today (the lead suit), so the sentence
+    # is said once, not once under each card: one line on a phone, and a push of a
+    # ten-card hand is the smaller for it.
+    reasons = explanations.unplayable_reasons(own, state.plays) if legal else {}
+    ids: dict[str, str] = {}
+    for text in reasons.values():
+        ids.setdefault(text, f"why-not-{len(ids) + 1}")
+    cards = [
         HandCardView(
             str(c),
             str(c) in legal,
             rules.needs_choice(c),
             chosen is not None and chosen.card == c,
-            why_not.get(str(c), ""),
+            ids.get(reasons.get(str(c), ""), ""),
         )
         for c in own
     ]
+    return HandView(cards, [WhyNot(ident, text) for text, ident in ids.items()])
 
 
 def _standings(state: GameState, names: dict[int, str]) -> list[Standing]:

@@ -158,7 +158,7 @@ def play_label(code: str, as_: str = "") -> str:
 
 @per_language
 def hand_button(
-    code: str, playable: bool, needs_choice: bool, explained: bool = False
+    code: str, playable: bool, needs_choice: bool, why_not_id: str = ""
 ) -> SafeString:
     """One card of a hand: a button of the hand's form (games/regions/hand.jinja), or a
     disabled tile. The Tigress opens a choice whose two buttons send "TIG:pirate" or
@@ -166,9 +166,9 @@ def hand_button(
     markup is made once per language and reused by every hand that holds it.
 
     A disabled card is named by its tile ("Green 14"); being disabled says it cannot
-    be played now. ``explained``: on your turn, the sentence saying why (R5) follows
-    it in the hand (``why-<card>``) and describes it, so a screen reader says the
-    reason with the card.
+    be played now. ``why_not_id``: on your turn, the id of the sentence under the hand
+    saying why (R5), which describes it, so a screen reader says the reason with the
+    card.
 
     Each control has an id of its card ("play-G14"): a morphing swap
     (static/vendor/idiomorph) then keeps the same element, with its focus, for the
@@ -181,7 +181,7 @@ def hand_button(
         return format_html(
             '<button id="play-{}" class="card-button" disabled{}>{}</button>',
             code,
-            format_html(' aria-describedby="why-{}"', code) if explained else "",
+            format_html(' aria-describedby="{}"', why_not_id) if why_not_id else "",
             face,
         )
     if not needs_choice:

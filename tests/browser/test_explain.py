@@ -83,7 +83,10 @@ def test_lead_suit_winning_mark_reason_last_trick_and_bid_sum(
         expect(page.locator("#trick .play--winning")).to_have_count(1)
         expect(page.locator("#trick .trick__winning")).to_contain_text("Black 3 is winning")
     # R5: the third player holds green: their purple 4 cannot be played, and says why.
-    expect(third.locator('#hand [data-why-card="P4"]')).to_have_text("You must follow green")
+    expect(third.locator("#hand .hand__why")).to_have_text("You must follow green")
+    expect(third.locator('#hand button[id="play-P4"]')).to_have_accessible_description(
+        "You must follow green"
+    )
     for page in (first, second):
         expect(page.locator("#hand .hand__why")).to_have_count(0)
     third.screenshot(path=artifacts / "explain-during-trick.png", full_page=True)

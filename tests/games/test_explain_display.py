@@ -190,8 +190,9 @@ def test_r5_why_a_card_cannot_be_played_only_in_the_owners_hand():
     assert second is not None
     own = page(second.user, table)
     hand = region(own, "hand")
-    assert re.search(r'data-why-card="Y3">You must follow green<', hand)
-    assert 'data-why-card="G7"' not in hand
+    assert re.search(r'<p class="hand__why" id="why-not-1">You must follow green</p>', hand)
+    assert re.search(r'<button id="play-Y3"[^>]* aria-describedby="why-not-1">', hand)
+    assert not re.search(r'<button id="play-G7"[^>]* aria-describedby', hand)
     # The reason is computed from a hand: nobody else's page has it (R4).
     for user in users:
         if user.pk != second.user_id:
@@ -209,15 +210,28 @@ def test_r5_a_card_that_cannot_be_played_is_described_by_its_reason_on_your_turn
     assert second is not None
     hand = region(page(second.user, table), "hand")
     assert re.search(
-        r'<button id="play-Y3" class="card-button" disabled aria-describedby="why-Y3">', hand
+        r'<button id="play-Y3" class="card-button" disabled aria-describedby="why-not-1">', hand
     )
-    assert re.search(
-        r'<span class="hand__why" id="why-Y3" data-why-card="Y3">You must follow', hand
-    )
+    assert re.search(r'<p class="hand__why" id="why-not-1">You must follow', hand)
     third = next(user for user in users if user.pk not in (second.user_id, users[0].pk))
     waiting = region(page(third, table), "hand")
     assert re.search(r'<button id="play-P4" class="card-button" disabled>', waiting)
     assert "aria-describedby" not in waiting
+
+
+def test_r5_the_reason_is_said_once_for_every_card_it_forbids():
+    """R5: a hand holding the lead suit may play none of its other cards. The reason is
+    one sentence under the hand, describing each forbidden card, not one per card."""
+    hands = [["G5", "P2", "Y1"], ["G7", "Y3", "P4", "B9"], ["ESC1", "P6", "Y8"]]
+    table, _users = scripted_round(hands, round_number=3, bids=[0, 0, 0])
+    table = play_script(table, ["G5"])
+    second = state_of(table).seat_to_play()
+    assert second is not None
+    hand = region(page(second.user, table), "hand")
+    assert hand.count("You must follow green") == 1
+    described = re.findall(r'<button id="play-(\w+)"[^>]* aria-describedby="why-not-1">', hand)
+    assert sorted(described) == ["B9", "P4", "Y3"]
+    assert re.search(r'<button id="play-G7" name="card" value="G7"', hand)
 
 
 def test_last_trick_stays_viewable_after_next_trick_and_the_rounds_tricks_open():

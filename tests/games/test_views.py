@@ -356,7 +356,7 @@ def test_r4_presenter_never_puts_another_bid_in_the_context():
     context = presenter.table_context(fresh(table), anne)
     bert_view = next(p for p in context["players"]() if p.name == bert.username)
     assert bert_view.has_bid and bert_view.bid is None
-    assert all(len(h.code) <= 4 for h in context["hand"])
+    assert all(len(h.code) <= 4 for h in context["hand"].cards)
     assert "state" not in context
 
 
