@@ -157,9 +157,7 @@ def play_label(code: str, as_: str = "") -> str:
 
 
 @per_language
-def hand_button(
-    code: str, playable: bool, needs_choice: bool, why_not_id: str = ""
-) -> SafeString:
+def hand_button(code: str, playable: bool, needs_choice: bool, why_not_id: str = "") -> SafeString:
     """One card of a hand: a button of the hand's form (games/regions/hand.jinja), or a
     disabled tile. The Tigress opens a choice whose two buttons send "TIG:pirate" or
     "TIG:escape". Nothing here depends on the table or its version, so each card's
