@@ -4,6 +4,7 @@
     .venv/bin/python scripts/bench_live.py --tables 50 --processes 2
     .venv/bin/python scripts/bench_live.py --tables 10 --processes 2 --affinity player
     .venv/bin/python scripts/bench_live.py --tables 10 --mode closed      # saturation
+    .venv/bin/python scripts/bench_live.py --tables 50 --largest-frames frames/
 
 It needs PostgreSQL and Redis (BENCH_DATABASE_URL, default a database
 ``skullking_bench`` on 127.0.0.1, created and migrated if missing; BENCH_REDIS_URL,
@@ -33,7 +34,9 @@ stack and a table: p50/p95/p99/max per move kind, moves per second, the
 server's CPU ms per move, SQL statements per move (all of them, sessions
 included), push frame and POST answer sizes, errors and timeouts, and the
 ratios to the floor (``../shared/bench/floor/run.sh``, run in the same
-invocation with the same T and mode).
+invocation with the same T and mode). ``--largest-frames DIR`` also writes, per T and
+move kind, the largest frame a socket received in the window
+(``DIR/T<t>-<kind>.html``): what makes a frame big is read there.
 """
 
 from __future__ import annotations
@@ -282,6 +285,8 @@ class Player:
     client: Any = None
     socket: Any = None
     frame_bytes: list[int] = field(default_factory=list)
+    #: The frames themselves since the current move began (--largest-frames), else None.
+    frames: list[str] | None = None
     # When this socket first held each version: stamped as the frame arrives, before
     # it is parsed, as the floor stamps its frames (the clock is the same process's).
     arrived: dict[int, float] = field(default_factory=dict)
@@ -294,6 +299,8 @@ class Stats:
     answer_rtt: list[float] = field(default_factory=list)
     answer_bytes: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
     frame_bytes: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
+    #: kind -> the largest frame of that kind so far (--largest-frames)
+    largest: dict[str, str] = field(default_factory=dict)
     errors: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     timeouts: int = 0
     moves: int = 0
@@ -333,6 +340,8 @@ async def listen(player: Player, changed: asyncio.Event) -> None:
         if (version := VERSION.search(text)) is not None:
             player.arrived.setdefault(int(version.group(1)), now)
         player.frame_bytes.append(len(text.encode()))
+        if player.frames is not None:
+            player.frames.append(text)
         absorb(player, text)
         changed.set()
 
@@ -383,6 +392,9 @@ async def drive_table(
             target = max(p.version for p in players) + 1
             measuring = stats.measuring
             sizes_before = [len(p.frame_bytes) for p in players]
+            for p in players:
+                if p.frames is not None:
+                    p.frames.clear()
             url = reverse(move.url_name, args=[seated.table_id])
             started = time.perf_counter()
             answer = await actor.client.post(
@@ -420,6 +432,9 @@ async def drive_table(
                 stats.answer_bytes[kind].append(len(answer.content))
                 for p, before in zip(players, sizes_before, strict=True):
                     stats.frame_bytes[kind].extend(p.frame_bytes[before:])
+                    for text in p.frames or ():
+                        if len(text.encode()) > len(stats.largest.get(kind, "").encode()):
+                            stats.largest[kind] = text
             for p in players:
                 p.arrived.clear()
             absorb(actor, answer.text)
@@ -475,6 +490,7 @@ async def run_table_stack(
                     origin_of[port],
                     socket_path(seated.table_id),
                     reverse("table", args=[seated.table_id]),
+                    frames=[] if args.largest_frames else None,
                 )
             )
         everyone.append(players)
@@ -512,6 +528,11 @@ async def run_table_stack(
         for p in players:
             await p.socket.close()
             await p.client.aclose()
+    if args.largest_frames:
+        folder = Path(args.largest_frames)
+        folder.mkdir(parents=True, exist_ok=True)
+        for kind, text in sorted(stats.largest.items()):
+            (folder / f"T{t}-{kind}.html").write_text(text)
     moves = max(stats.moves, 1)
     return {
         "stack": "table",
@@ -603,6 +624,11 @@ def main() -> None:
         " (default, as the README's figures; see start_rounds), or one round for all",
     )
     parser.add_argument("--no-floor", action="store_true")
+    parser.add_argument(
+        "--largest-frames",
+        metavar="DIR",
+        help="write the largest frame of each move kind to DIR/T<t>-<kind>.html",
+    )
     parser.add_argument(
         "--no-pin",
         dest="pin",
