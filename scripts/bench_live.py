@@ -299,8 +299,8 @@ class Stats:
     answer_rtt: list[float] = field(default_factory=list)
     answer_bytes: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
     frame_bytes: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
-    #: kind -> the largest frame of that kind so far (--largest-frames)
-    largest: dict[str, str] = field(default_factory=dict)
+    #: kind -> the size and text of the largest frame of that kind so far (--largest-frames)
+    largest: dict[str, tuple[int, str]] = field(default_factory=dict)
     errors: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     timeouts: int = 0
     moves: int = 0
@@ -433,8 +433,9 @@ async def drive_table(
                 for p, before in zip(players, sizes_before, strict=True):
                     stats.frame_bytes[kind].extend(p.frame_bytes[before:])
                     for text in p.frames or ():
-                        if len(text.encode()) > len(stats.largest.get(kind, "").encode()):
-                            stats.largest[kind] = text
+                        size = len(text.encode())
+                        if size > stats.largest.get(kind, (0, ""))[0]:
+                            stats.largest[kind] = (size, text)
             for p in players:
                 p.arrived.clear()
             absorb(actor, answer.text)
@@ -531,7 +532,7 @@ async def run_table_stack(
     if args.largest_frames:
         folder = Path(args.largest_frames)
         folder.mkdir(parents=True, exist_ok=True)
-        for kind, text in sorted(stats.largest.items()):
+        for kind, (_size, text) in sorted(stats.largest.items()):
             (folder / f"T{t}-{kind}.html").write_text(text)
     moves = max(stats.moves, 1)
     return {
