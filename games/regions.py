@@ -82,6 +82,7 @@ def environment(**options: Any) -> jinja2.Environment:
         translation.gettext, translation.ngettext, newstyle=False
     )
     env.globals["card"] = card
+    env.globals["seat_body"] = seat_body
     env.filters["date"] = lambda value, fmt: _local(value, fmt, defaultfilters.date)
     env.filters["time"] = lambda value, fmt: _local(value, fmt, defaultfilters.time)
     return env
@@ -135,6 +136,29 @@ def _translations(language: str) -> dict[str, Callable[..., str]]:
         return found
 
     return {"_": gettext, "gettext": gettext, "ngettext": ngettext}
+
+
+def seat_body(player: Any, in_round: bool, is_bidding: bool) -> SafeString:
+    """The inside of one seat of the seat list (``_seat.jinja``), in the active language.
+
+    Every move renders the seat list, and a move changes one or two of its seats: the
+    others read as before. Each seat's inside is a function of its PlayerView (a
+    frozen dataclass: a key), whether a round is dealt, whether the table bids, and
+    the language; it is made once and reused. The seat's element around it (its id,
+    its version, whose turn) stays in seats.jinja.
+    """
+    language = translation.get_language() or settings.LANGUAGE_CODE
+    return _seat_bodies(language, player, in_round, is_bidding)
+
+
+@functools.lru_cache(maxsize=4096)
+def _seat_bodies(language: str, player: Any, in_round: bool, is_bidding: bool) -> SafeString:
+    html = (
+        jinja_environment()
+        .get_template(f"{FOLDER}_seat.jinja")
+        .render(p=player, round_number=in_round, is_bidding=is_bidding, **_translations(language))
+    )
+    return mark_safe(html)  # noqa: S308 (autoescaped by its template)
 
 
 def render(region: str, context: dict[str, Any]) -> str:
