@@ -145,10 +145,12 @@ def seat_body(player: Any, in_round: bool, is_bidding: bool) -> SafeString:
     others read as before. Each seat's inside is a function of its PlayerView (a
     frozen dataclass: a key), whether a round is dealt, whether the table bids, and
     the language; it is made once and reused. The seat's element around it (its id,
-    its version, whose turn) stays in seats.jinja.
+    its version, whose turn) stays in seats.jinja. In development (settings.DEBUG,
+    where Jinja2 reloads a changed template) nothing is kept.
     """
     language = translation.get_language() or settings.LANGUAGE_CODE
-    return _seat_bodies(language, player, in_round, is_bidding)
+    make = _seat_bodies.__wrapped__ if settings.DEBUG else _seat_bodies
+    return make(language, player, in_round, is_bidding)
 
 
 @functools.lru_cache(maxsize=4096)

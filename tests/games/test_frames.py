@@ -375,6 +375,23 @@ def test_each_language_reads_the_tricks_reason_in_its_own_words() -> None:
     assert german_reason in rendered[german.pk] and french_reason not in rendered[german.pk]
 
 
+def test_each_language_reads_the_seat_list_in_its_own_words() -> None:
+    """Each seat of the list is rendered once per language and reused (games.regions.
+    seat_body): a German and a French seat at one table each read its badges in their
+    own words, rendered one after the other from the same seats."""
+    table, (german, french) = scripted_round([["TIG"], ["Y7"]], bids=[1, 0])
+    for user, language in ((german, "de"), (french, "fr")):
+        user.language = language
+        user.save(update_fields=["language"])
+    rendered = frames.render_frames(load_state(table), ("seats",))
+    for _ in range(2):  # and again, from what the first render kept
+        again = frames.render_frames(load_state(table), ("seats",))
+        assert again == rendered
+    german_host, french_host = "Gastgeber", "hôte"
+    assert french_host in rendered[french.pk] and german_host not in rendered[french.pk]
+    assert german_host in rendered[german.pk] and french_host not in rendered[german.pk]
+
+
 def test_a_presence_update_swaps_each_seat_s_mark_out_of_band_by_morphing() -> None:
     """A socket's presence push: one mark per seat, each morphed in place by its id."""
     html = frames.render_presence({1}, [1, 2], "en")
