@@ -12,6 +12,12 @@ What is sent:
   nor renders for a move;
 - presence marks (who has the table open), on the table's group.
 
+Order: a frame never overtakes the snapshot being sent, nor an earlier frame.
+Where the channel layer can hand this process's frames straight to the socket
+(config.channel_layers ``listen_here``), they skip channels' queue and dispatch
+loop: they wait in the socket's own outbox, and one task at a time forwards
+them, under the lock a snapshot holds from its read to its send.
+
 A client may ask for a snapshot again ({"type": "snapshot"}, live.js does after
 a gap in versions); that costs a render, so it is answered only when a newer
 version was seen since the last snapshot or SNAPSHOT_INTERVAL has passed, and
@@ -25,9 +31,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import json
 import logging
 import time
+from collections import deque
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -62,6 +70,25 @@ class TableConsumer(AsyncWebsocketConsumer):
     snapshot_at: float = 0.0
     shown_online: set[int] | None = None  # the presence marks this client shows
     heartbeat_task: asyncio.Task[None] | None = None
+    forwarder: asyncio.Task[None] | None = None  # the task emptying the outbox
+    context: contextvars.Context  # this socket's own, for the forwarding task
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Messages handed over by the channel layer, in their order (take_directly).
+        self.outbox: deque[dict[str, Any]] = deque()
+        # Held from a snapshot's read to its send, and while the outbox is forwarded:
+        # an older frame never follows a newer snapshot, nor a snapshot a newer frame.
+        self.sending = asyncio.Lock()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            # However the socket ends: the layer keeps no callback into it.
+            self.stop_taking_directly()
+            if self.forwarder is not None:
+                self.forwarder.cancel()
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -71,6 +98,12 @@ class TableConsumer(AsyncWebsocketConsumer):
         # Accept first, then close with a 4xxx code: a refused handshake reads as
         # 1006 in the browser, which htmx would retry forever.
         await self.accept()
+        listen_here = getattr(self.channel_layer, "listen_here", None)
+        if listen_here is not None:
+            # The forwarding task runs in this socket's context (its log ids), not in
+            # that of whichever thread published the message.
+            self.context = contextvars.copy_context()
+            listen_here(self.channel_name, self.take_directly)
         try:
             opened = await database_sync_to_async(push.open_socket)(
                 self.table_id, self.user, self.channel_name
@@ -93,6 +126,8 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def leave(self) -> None:
         """Stop everything this socket does; idempotent."""
+        self.stop_taking_directly()
+        self.outbox.clear()
         if self.heartbeat_task is not None:
             self.heartbeat_task.cancel()
             self.heartbeat_task = None
@@ -115,6 +150,32 @@ class TableConsumer(AsyncWebsocketConsumer):
             await getattr(self, get_handler_name(message))(message)
         else:
             await super().dispatch(message)
+
+    def take_directly(self, message: dict[str, Any]) -> None:
+        """A message the channel layer hands over on this event loop: forwarded in
+        order by one task (started here when none runs)."""
+        self.outbox.append(message)
+        if self.forwarder is None:
+            self.forwarder = asyncio.get_running_loop().create_task(
+                self.forward_outbox(), context=self.context
+            )
+
+    async def forward_outbox(self) -> None:
+        try:
+            async with self.sending:
+                while self.outbox:
+                    await self.dispatch(self.outbox.popleft())
+        except Exception:
+            # A socket closing under its frames: what is left is of no use to it.
+            log.debug("forwarding to table %s's socket stopped", self.table_id, exc_info=True)
+            self.outbox.clear()
+        finally:
+            self.forwarder = None
+
+    def stop_taking_directly(self) -> None:
+        stop = getattr(self.channel_layer, "stop_listening_here", None)
+        if stop is not None:
+            stop(self.channel_name)
 
     # -- client -> server ----------------------------------------------------------
 
@@ -163,18 +224,21 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def send_snapshot(self) -> bool:
         """Render every region for this user and send it; False if the seat is gone."""
-        try:
-            html, version = await database_sync_to_async(push.snapshot)(self.table_id, self.user)
-        except push.Refused as refused:
-            # Left the table (before the start) or the table was deleted: stop here.
-            await self.refuse(refused.code)
-            return False
-        self.snapshot_version = version
-        self.seen_version = max(self.seen_version, version)
-        self.snapshot_at = time.monotonic()
-        self.shown_online = None
-        await self.send(text_data=html)
-        return True
+        async with self.sending:
+            try:
+                html, version = await database_sync_to_async(push.snapshot)(
+                    self.table_id, self.user
+                )
+            except push.Refused as refused:
+                # Left the table (before the start) or the table was deleted: stop here.
+                await self.refuse(refused.code)
+                return False
+            self.snapshot_version = version
+            self.seen_version = max(self.seen_version, version)
+            self.snapshot_at = time.monotonic()
+            self.shown_online = None
+            await self.send(text_data=html)
+            return True
 
     async def announce_presence(self, online: set[int]) -> None:
         """Tell every socket of the table who is online now."""

@@ -124,6 +124,41 @@ def test_a_group_with_sockets_in_two_processes_gets_each_frame_once_in_each(
     ]
 
 
+def test_a_socket_listening_here_takes_its_frames_from_its_callback_in_order(
+    redis_url: str,
+) -> None:
+    """R4 on the direct path (listen_here): ann's socket gets her own frames only, each
+    once, in the order they were published, through its callback and not its queue;
+    her second tab, which does not listen here, still gets them through its queue; a
+    socket that stopped listening gets them through its queue again."""
+
+    async def scenario() -> tuple[list[Any], dict[str, list[str]], list[str]]:
+        layer = PipelinedPubSubChannelLayer(hosts=[redis_url], prefix="test")
+        sockets = await _seat_sockets(layer)
+        taken: list[Any] = []
+        layer.listen_here(sockets["ann"], taken.append)
+        burst = [("table-1-user-ann", {"type": "table.frame", "html": f"v{n}"}) for n in (1, 2)]
+        await asyncio.to_thread(layer.publish_many, HANDS)
+        await asyncio.to_thread(layer.publish_many, burst)
+        tab = sockets.pop("ann")
+        got = await _everything_received(layer, sockets)
+        assert layer._get_layer().channels[tab].empty()  # nothing went through the queue
+        layer.stop_listening_here(tab)
+        await asyncio.to_thread(layer.publish_many, HANDS[:1])
+        after = await _everything_received(layer, {"ann": tab})
+        await layer.flush()
+        return [m["html"] for m in taken], got, after["ann"]
+
+    taken, got, after = asyncio.run(scenario())
+    assert taken == ["ann's hand", "v1", "v2"]
+    assert got == {
+        "ann, 2nd tab": ["ann's hand", "v1", "v2"],
+        "bob": ["bob's hand"],
+        "cid": ["cid's hand"],
+    }
+    assert after == ["ann's hand"]
+
+
 def test_a_process_of_the_previous_release_reads_the_frames_it_is_sent(redis_url: str) -> None:
     """While the deployment restarts its processes one by one, a process still on
     channels_redis's own layer gets ann's frame (R4: hers only) and reads it as any."""

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import re
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,8 +20,10 @@ from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 
 from config.asgi import application
-from games import actions, presence
+from games import actions, presence, push
 from games.models import Play, Table
+from games.testing import driver
+from tests.support.redis_server import private_redis_server
 
 from .helpers import (
     REGION_IDS,
@@ -409,3 +413,91 @@ async def test_a_pushed_frame_is_forwarded_without_a_hop_to_the_database_thread(
     assert hops == ["close_old_connections"]
     for sock in socks:
         await sock.disconnect()
+
+
+# -- order -----------------------------------------------------------------------------
+
+
+@pytest.fixture(params=["configured layer", "pub/sub layer"])
+async def layer(
+    request: pytest.FixtureRequest, tmp_path: Path, settings: Any
+) -> AsyncIterator[Any]:
+    """The layer the settings name (in memory without REDIS_URL), and the Redis pub/sub
+    one, which hands this process's frames straight to its sockets (listen_here)."""
+    if request.param == "configured layer":
+        yield get_channel_layer()
+        return
+    with private_redis_server(tmp_path) as server:
+        settings.CHANNEL_LAYERS = {
+            "default": {
+                "BACKEND": "config.channel_layers.PipelinedPubSubChannelLayer",
+                "CONFIG": {"hosts": [server.url(0)]},
+            }
+        }
+        pubsub = get_channel_layer()
+        assert hasattr(pubsub, "listen_here")
+        yield pubsub
+        await pubsub.flush()
+
+
+def frame_versions(frames: list[str]) -> list[int]:
+    """The version of each frame that has one (presence marks have none)."""
+    return [max(versions(frame)) for frame in frames if versions(frame)]
+
+
+async def test_moves_made_back_to_back_reach_every_socket_each_once_and_in_order(
+    layer: Any,
+) -> None:
+    # R4's frames go to each seat's own group; whichever way the layer takes them,
+    # a burst of moves arrives whole: each version once, none before an older one.
+    game = await db(make_game)(("anne", "bert", "cleo"))
+    table = game.table
+    socks = [await open_socket(table.pk, cookie) for cookie in game.cookies]
+    for sock in socks:
+        await drain(sock)
+    played = await db(driver.play_until)(
+        table.pk, random.Random(9), done=driver.at_phase("bidding", 3)
+    )
+    expected = list(range(table.version + 1, played.version + 1))
+    assert len(expected) > 10  # two rounds' bids, plays, next tricks and next rounds
+    for sock in socks:
+        assert frame_versions(await drain(sock)) == expected
+    for sock in socks:
+        await sock.disconnect()
+
+
+async def test_a_move_made_while_a_snapshot_is_on_its_way_follows_it(
+    layer: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The snapshot is read at version V; a move (V + 1) commits before it is sent.
+    # The socket must get the snapshot first and the move's frame after it, never
+    # the frame and then the older snapshot over it.
+    game = await db(make_game)(("anne", "bert"))
+    table = game.table
+    real_snapshot = push.snapshot
+    moved: list[int] = []
+
+    def snapshot_then_a_move(table_id: int, user: Any) -> tuple[str, int]:
+        answer = real_snapshot(table_id, user)
+        if not moved:
+            bid = actions.place_bid(game.users[1], table.pk, answer[1], 0)
+            moved.append(bid.version)
+        return answer
+
+    monkeypatch.setattr(push, "snapshot", snapshot_then_a_move)
+    sock = await open_socket(table.pk, game.cookies[0])
+    frames = await drain(sock)
+    assert frame_versions(frames) == [table.version, table.version + 1]
+    assert region_ids(frames[0]) == list(REGION_IDS)  # the snapshot, whole, first
+    assert moved == [table.version + 1]
+    await sock.disconnect()
+
+
+@pytest.mark.parametrize("layer", ["pub/sub layer"], indirect=True)
+async def test_a_closed_socket_leaves_no_callback_in_the_layer(layer: Any) -> None:
+    game = await db(make_game)(("anne", "bert"))
+    sock = await open_socket(game.table.pk, game.cookies[0])
+    await drain(sock)
+    assert len(layer._listeners) == 1  # the socket takes its frames directly
+    await sock.disconnect()
+    assert layer._listeners == {}
