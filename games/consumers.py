@@ -165,9 +165,15 @@ class TableConsumer(AsyncWebsocketConsumer):
             async with self.sending:
                 while self.outbox:
                     await self.dispatch(self.outbox.popleft())
+        except OSError:
+            # The socket closed under its frames (uvicorn's ClientDisconnected): what
+            # is left is of no use to it.
+            log.debug("table %s's socket closed under its frames", self.table_id)
+            self.outbox.clear()
         except Exception:
-            # A socket closing under its frames: what is left is of no use to it.
-            log.debug("forwarding to table %s's socket stopped", self.table_id, exc_info=True)
+            # channels' dispatch loop would end the socket here; this one lives on, and
+            # the gap its client sees at the next frame asks for a snapshot.
+            log.exception("forwarding a frame to table %s's socket failed", self.table_id)
             self.outbox.clear()
         finally:
             self.forwarder = None
