@@ -165,6 +165,10 @@ def _bump(table: Table, **changes: Any) -> Table:
 MOVE_FIELDS = ("version", "phase", "status", "finished_at", "updated_at")
 
 
+#: What a new deal changes of the table row (games.actions._begin_round).
+DEAL_FIELDS = ("version", "round_number", "phase", "updated_at")
+
+
 def _bump_move(state: GameState) -> Table:
     """Save a move (bid, play, next trick) and push what it changed from ``state``."""
     table = state.table
@@ -672,7 +676,9 @@ def next_round(user: Any, table_id: int, version: int) -> Table:
     if ended is not None:
         # The scores so far (the round just ended included) and what the pages hold.
         state._scores, state.sent = ended._scores, ended.sent
-    _save_version(table)
+    # The columns a deal changes, as a compiled write: it waits in the batch and goes
+    # with the hand cards and the COMMIT, while the frames render (games.transactions).
+    _save_version(table, fields=DEAL_FIELDS)
     # Every region of every seat but the chat changes (a new deal): pushed from this
     # state, which the next move (a bid) takes from the cache.
     table_changed_on_commit(table, state=state, public=frames.NEW_DEAL_REGIONS)

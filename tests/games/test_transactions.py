@@ -24,12 +24,13 @@ from .helpers import bid_all, fresh, started_table
 from .test_queries import BATCHED
 
 
-def _statements_of(action: Any) -> list[tuple[str, str]]:
+def _statements_of(action: Any, sent: list[tuple[str, str]] | None = None) -> list[tuple[str, str]]:
     """The query strings psycopg sends while ``action()`` runs (after Django's execute
-    wrappers, the batch's among them), each with the transaction's status after it."""
+    wrappers, the batch's among them), each with the transaction's status after it;
+    ``sent``: the list they go into as they are sent."""
     import psycopg
 
-    sent: list[tuple[str, str]] = []
+    sent = [] if sent is None else sent
     execute = psycopg.ClientCursor.execute
 
     def recording(cursor: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
@@ -65,6 +66,39 @@ def test_a_play_is_two_round_trips_with_begin_and_commit_in_them() -> None:
     # Committed: another transaction reads the play.
     assert Play.objects.filter(round=state.round, card=card).exists()
     assert fresh(table).version == table.version + 1
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(not BATCHED, reason="round trips to PostgreSQL: SQLite runs in the process")
+def test_a_new_deal_s_writes_go_with_the_commit_while_its_frames_render() -> None:
+    """R2, R3: "Next round" is the lock (with BEGIN), the round (its key: the hand cards
+    refer to it), then the hand cards and the table's new round and phase with the
+    COMMIT; the frames render in a worker while that string is on its way."""
+    import random
+
+    from games.testing import driver
+
+    table, users = started_table(3, ghost=False)
+    table = driver.play_until(table, random.Random(2), done=driver.at_phase("round_done", 1))
+    renders: list[str] = []
+    sent: list[tuple[str, str]] = []
+    render = broadcast._render_for_listeners
+
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        renders.append(threading.current_thread().name)
+        return render(*args, **kwargs)
+
+    with mock.patch.object(broadcast, "_render_for_listeners", recorded):
+        _statements_of(lambda: actions.next_round(users[0], table.pk, table.version), sent)
+    (lock, _status), (round_, _), (deal, status) = sent
+    assert lock.startswith("BEGIN; SELECT") and "FOR NO KEY UPDATE" in lock
+    assert "games_round" in round_ and "COMMIT" not in round_
+    assert "games_handcard" in deal and "games_table" in deal and deal.endswith("; COMMIT")
+    assert status == "IDLE"
+    # Once, in a worker, beside the COMMIT (not in this thread before it).
+    assert len(renders) == 1 and renders[0].startswith("overlap")
+    table = fresh(table)
+    assert (table.round_number, table.phase) == (2, "bidding")
 
 
 @pytest.mark.django_db(transaction=True)
