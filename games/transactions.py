@@ -22,8 +22,11 @@ Every action (games.actions) runs in ``action_transaction()``. On PostgreSQL:
   row is refused by the database itself (CompiledUpdate), not only by the check
   that reads its row count afterwards.
 - **Work can overlap the COMMIT** (``while_committing``): the frames of a move are
-  rendered in a worker thread while the COMMIT's round trip is on its way, and
-  sent once it is back (games.broadcast).
+  rendered while the COMMIT's round trip is on its way, and sent once it is back
+  (games.broadcast). They render in the move's own thread, between sending the
+  query string and reading its answer (``_overlapping_once_sent``): in a worker
+  thread, the two took turns on the GIL, and the move got its answer back only at
+  the interpreter's switch interval, after most of the render.
 
 On SQLite (one process, no round trip) every write runs at once, the
 transaction is Django's own, and work registered with ``while_committing`` runs
@@ -33,10 +36,8 @@ where the commit is.
 from __future__ import annotations
 
 import contextlib
-import contextvars
-import os
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -203,10 +204,9 @@ def _end(batch: Batch, connection: Any, ours: bool) -> None:
         batch.waiting.clear()  # rolled back when the block ends: nothing to send
         return
     if ours and any(write.done is not _begun for write in batch.waiting):
-        for work in batch.overlapping:
-            work.start(in_worker=True)
         # Django's commit then finds the transaction over and sends nothing.
-        batch.flush(then="COMMIT")
+        with _overlapping_once_sent(connection, batch.overlapping):
+            batch.flush(then="COMMIT")
         return
     if ours:
         # Only BEGIN waits: nothing was read or written, no transaction to open or end.
@@ -214,7 +214,7 @@ def _end(batch: Batch, connection: Any, ours: bool) -> None:
     else:
         batch.flush()
     for work in batch.overlapping:
-        work.start(in_worker=False)
+        work.start()
 
 
 def _starts_the_transaction(connection: Any) -> bool:
@@ -249,47 +249,78 @@ def _batch_on(connection: Any) -> Iterator[Batch | None]:
 
 # -- work that overlaps the COMMIT -----------------------------------------------------
 
-#: Threads that run work while a move's COMMIT is on its way: as many as the moves a
-#: process runs at once (config.move_queue), so that none waits for another's.
-_workers = ThreadPoolExecutor(
-    max_workers=int(os.environ.get("MOVE_THREADS", "4")), thread_name_prefix="overlap"
-)
-
 
 @dataclass
 class _Overlapping[R]:
-    """``work()``, started at the transaction's end and awaited before it commits."""
+    """``work()``, run at the transaction's end and awaited before it commits."""
 
     work: Callable[[], R]
     future: Future[R] = field(default_factory=Future)
     started: bool = False
 
-    def start(self, *, in_worker: bool) -> None:
-        self.started = True
-        if in_worker:
-            # With this thread's context: its log lines carry the request's ids.
-            context = contextvars.copy_context()
-            self.future = _workers.submit(context.run, _without_database, self.work)
-        else:
+    def start(self) -> None:
+        """Run it now, in this thread (once)."""
+        if not self.started:
+            self.started = True
             _run_into(self.future, self.work)
 
     def result(self) -> R:
         """Its result; run here and now if it was never started (no batch)."""
-        if not self.started:
-            self.started = True
-            _run_into(self.future, self.work)
+        self.start()
         return self.future.result()
 
 
-def _without_database[R](work: Callable[[], R]) -> R:
-    """``work()`` in a worker, where a query is a bug: the worker's connection would
-    not see the transaction's writes (and would stay open in that thread)."""
-    connection = connections[DEFAULT_DB_ALIAS]
-    try:
+@contextlib.contextmanager
+def _overlapping_once_sent(connection: Any, overlapping: list[_Overlapping[Any]]) -> Iterator[None]:
+    """Run ``overlapping`` in this thread while the next query is on its way: once
+    its string has gone to PostgreSQL and before its answer is read.
+
+    psycopg runs a query as a generator that its connection's ``wait`` drives: the
+    generator sends the string, then says that it waits to read the answer
+    (``Wait.R``). For this block, ``wait`` runs the work at that point, where the
+    move would otherwise sit idle, and goes on reading after it. Work that the
+    generator never waited for (the answer was there at once) runs after the query.
+    Meanwhile a query from the work is refused: it would need the connection this
+    thread is using (and wait on its lock forever).
+    """
+    from psycopg.waiting import Wait  # PostgreSQL only
+
+    raw = connection.connection
+    driver = raw.wait
+
+    def run_all() -> None:
         with connection.execute_wrapper(_refuse_query):
-            return work()
+            for work in overlapping:
+                work.start()
+
+    def wait(gen: Any, *args: Any, **kwargs: Any) -> Any:
+        return driver(_running_when_it_waits(gen, Wait.R, run_all), *args, **kwargs)
+
+    raw.wait = wait
+    try:
+        yield
     finally:
-        connections.close_all()
+        del raw.wait  # the class's own again
+    run_all()  # what has not run yet (nothing, mostly); a no-op for the rest
+
+
+def _running_when_it_waits(gen: Any, reading: Any, work: Callable[[], None]) -> Any:
+    """psycopg's query generator ``gen``, calling ``work()`` the first time it waits
+    for ``reading`` (its query has gone); what ``gen`` returns."""
+    waiting_for = next(gen)
+    while True:
+        if waiting_for == reading:
+            work()
+            work = _nothing
+        ready = yield waiting_for
+        try:
+            waiting_for = gen.send(ready)
+        except StopIteration as done:
+            return done.value
+
+
+def _nothing() -> None:
+    """Work already done."""
 
 
 def _refuse_query(*args: Any) -> Any:
@@ -304,19 +335,20 @@ def _run_into[R](future: Future[R], work: Callable[[], R]) -> None:
 
 
 def while_committing[R](work: Callable[[], R]) -> Callable[[], R]:
-    """Run ``work`` while this action's COMMIT is on its way to PostgreSQL, in a
-    worker thread; the returned callable gives its result (or raises its error),
-    waiting for it if need be.
+    """Run ``work`` while this action's COMMIT is on its way to PostgreSQL (in this
+    thread, between sending it and reading its answer); the returned callable gives
+    its result (or raises its error).
 
-    ``work`` must not use the database (a worker thread has a connection of its own,
-    which does not see the transaction's writes: a query there raises) and must be
+    ``work`` must not use the database (the connection is busy with the COMMIT: a
+    query there raises) and must be
     ready to run once the action's code has returned: what it reads is final then,
     but for the keys of rows inserted by the last writes, which come back with the
     COMMIT (the frames show none of them). Without a COMMIT of
     ours on its way (SQLite, a transaction inside another, a rollback), it runs at
     the block's end in this thread, or, outside an action, on first asking.
-    The transaction waits for it before it ends, whether it commits or not, so
-    nothing it touches is still in use once the block is left.
+    It has run before the block ends, whether the transaction commits or not (once
+    the COMMIT has gone, the database's answer is not known yet), so nothing it
+    touches is still in use once the block is left.
     """
     overlapping = _Overlapping(work)
     batch = _batch.get()
@@ -326,9 +358,6 @@ def while_committing[R](work: Callable[[], R]) -> Callable[[], R]:
 
 
 def _finish_overlapping(batch: Batch) -> None:
-    """Wait for the work started in workers (its errors are its asker's to see)."""
-    for work in batch.overlapping:
-        if work.started:
-            with contextlib.suppress(BaseException):
-                work.future.result()
+    """Forget the block's work: what ran is done (its result and errors are its
+    asker's, through while_committing's callable), what did not never will."""
     batch.overlapping.clear()

@@ -24,6 +24,17 @@ from .helpers import bid_all, fresh, started_table
 from .test_queries import BATCHED
 
 
+def _commit_on_its_way() -> bool:
+    """Whether this thread's connection has a query out whose answer it has not read
+    (PostgreSQL: the COMMIT's string, while the frames render)."""
+    raw = connection.connection
+    if connection.vendor != "postgresql" or raw is None:
+        return False
+    from psycopg.pq import TransactionStatus
+
+    return bool(raw.info.transaction_status == TransactionStatus.ACTIVE)
+
+
 def _statements_of(action: Any, sent: list[tuple[str, str]] | None = None) -> list[tuple[str, str]]:
     """The query strings psycopg sends while ``action()`` runs (after Django's execute
     wrappers, the batch's among them), each with the transaction's status after it;
@@ -73,19 +84,19 @@ def test_a_play_is_two_round_trips_with_begin_and_commit_in_them() -> None:
 def test_a_new_deal_s_writes_go_with_the_commit_while_its_frames_render() -> None:
     """R2, R3: "Next round" is the lock (with BEGIN), the round (its key: the hand cards
     refer to it), then the hand cards and the table's new round and phase with the
-    COMMIT; the frames render in a worker while that string is on its way."""
+    COMMIT; the frames render in this thread while that string is on its way."""
     import random
 
     from games.testing import driver
 
     table, users = started_table(3, ghost=False)
     table = driver.play_until(table, random.Random(2), done=driver.at_phase("round_done", 1))
-    renders: list[str] = []
+    renders: list[tuple[str, bool]] = []
     sent: list[tuple[str, str]] = []
     render = broadcast._render_for_listeners
 
     def recorded(*args: Any, **kwargs: Any) -> Any:
-        renders.append(threading.current_thread().name)
+        renders.append((threading.current_thread().name, _commit_on_its_way()))
         return render(*args, **kwargs)
 
     with mock.patch.object(broadcast, "_render_for_listeners", recorded):
@@ -95,8 +106,8 @@ def test_a_new_deal_s_writes_go_with_the_commit_while_its_frames_render() -> Non
     assert "games_round" in round_ and "COMMIT" not in round_
     assert "games_handcard" in deal and "games_table" in deal and deal.endswith("; COMMIT")
     assert status == "IDLE"
-    # Once, in a worker, beside the COMMIT (not in this thread before it).
-    assert len(renders) == 1 and renders[0].startswith("overlap")
+    # Once, in the move's own thread, while the COMMIT was on its way (not before it).
+    assert renders == [(threading.current_thread().name, True)]
     table = fresh(table)
     assert (table.round_number, table.phase) == (2, "bidding")
 
@@ -158,14 +169,15 @@ def _empty_transaction() -> None:
 
 @pytest.mark.django_db(transaction=True)
 def test_work_registered_in_a_transaction_gives_its_result_once_committed() -> None:
-    """On PostgreSQL it runs in a worker while the COMMIT is on its way; on SQLite
-    where the commit is. Either way its result is there for the on-commit hooks."""
+    """On PostgreSQL it runs while the COMMIT is on its way (sent, its answer not yet
+    read); on SQLite where the commit is. Either way in the action's own thread, and
+    its result is there for the on-commit hooks."""
     table, _users = started_table(2)
-    ran_in: list[str] = []
+    ran_in: list[tuple[str, bool]] = []
     seen: list[int] = []
 
     def work() -> int:
-        ran_in.append(threading.current_thread().name)
+        ran_in.append((threading.current_thread().name, _commit_on_its_way()))
         return 42
 
     with one_transaction():
@@ -176,15 +188,14 @@ def test_work_registered_in_a_transaction_gives_its_result_once_committed() -> N
         transaction.on_commit(lambda: seen.append(result()))
         assert ran_in == []  # not before the action's code is done
     assert seen == [42]
-    assert len(ran_in) == 1
-    assert ran_in[0].startswith("overlap") == BATCHED
+    assert ran_in == [(threading.current_thread().name, BATCHED)]
 
 
 @pytest.mark.django_db(transaction=True)
 def test_a_refused_commit_hands_out_nothing_and_leaves_no_work_running() -> None:
     """On PostgreSQL the work runs beside a COMMIT that the database then refuses:
-    the block waits for it before the error comes out, and no on-commit hook sees
-    its result. On SQLite (no COMMIT to overlap) it never runs."""
+    it is over before the error comes out, and no on-commit hook sees its result.
+    On SQLite (no COMMIT to overlap) it never runs."""
     table, _users = started_table(2)
     ran: list[str] = []
     seen: list[str] = []
@@ -207,10 +218,11 @@ def test_a_refused_commit_hands_out_nothing_and_leaves_no_work_running() -> None
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.skipif(not BATCHED, reason="a worker runs it only beside PostgreSQL's COMMIT")
-def test_work_that_reads_the_database_in_a_worker_fails_loudly() -> None:
-    """A worker's connection would not see the transaction's writes: a query there is
-    refused, and the worker keeps no connection open."""
+@pytest.mark.skipif(not BATCHED, reason="it overlaps only PostgreSQL's COMMIT")
+def test_work_that_reads_the_database_while_the_commit_is_on_its_way_fails_loudly() -> None:
+    """The connection is busy with the COMMIT (its answer not read yet): a query from
+    the work is refused at once, not left waiting for the connection forever, and the
+    transaction still commits."""
     table, _users = started_table(2)
     with one_transaction():
         changed = fresh(table)
@@ -219,6 +231,7 @@ def test_work_that_reads_the_database_in_a_worker_fails_loudly() -> None:
         result = while_committing(lambda: Trick.objects.count())
     with pytest.raises(RuntimeError, match="read the database"):
         result()
+    assert fresh(table).version == changed.version
 
 
 def _a_play_to_make() -> tuple[list[Any], Any, Any, str]:
