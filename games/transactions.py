@@ -307,16 +307,16 @@ def _overlapping_once_sent(connection: Any, overlapping: list[_Overlapping[Any]]
 def _running_when_it_waits(gen: Any, reading: Any, work: Callable[[], None]) -> Any:
     """psycopg's query generator ``gen``, calling ``work()`` the first time it waits
     for ``reading`` (its query has gone); what ``gen`` returns."""
-    waiting_for = next(gen)
-    while True:
-        if waiting_for == reading:
-            work()
-            work = _nothing
-        ready = yield waiting_for
-        try:
+    try:
+        waiting_for = next(gen)
+        while True:
+            if waiting_for == reading:
+                work()
+                work = _nothing
+            ready = yield waiting_for
             waiting_for = gen.send(ready)
-        except StopIteration as done:
-            return done.value
+    except StopIteration as done:  # gen's own end (a generator may not let it through)
+        return done.value
 
 
 def _nothing() -> None:

@@ -234,6 +234,36 @@ def test_work_that_reads_the_database_while_the_commit_is_on_its_way_fails_loudl
     assert fresh(table).version == changed.version
 
 
+def test_the_overlapping_work_runs_once_the_query_has_gone_and_before_its_answer() -> None:
+    """psycopg's query generator: it waits to write (the string going out), then to
+    read (the answer): the work runs at the first wait to read, once, and what the
+    generator is sent and returns passes through unchanged. A generator that never
+    waits to read (its answer already there) leaves the work to run after it."""
+    from games.transactions import _running_when_it_waits
+
+    events: list[str] = []
+
+    def query(waits: tuple[str, ...]) -> Any:
+        for wait in waits:
+            events.append(f"ready for {(yield wait)}")
+        return "rows"
+
+    def drive(waits: tuple[str, ...]) -> str:
+        gen = _running_when_it_waits(query(waits), "R", lambda: events.append("work"))
+        try:
+            waiting_for = next(gen)
+            while True:
+                waiting_for = gen.send(waiting_for)
+        except StopIteration as done:
+            return str(done.value)
+
+    assert drive(("W", "R", "R")) == "rows"
+    assert events == ["ready for W", "work", "ready for R", "ready for R"]
+    events.clear()
+    assert drive(()) == "rows" and drive(("W",)) == "rows"
+    assert events == ["ready for W"]
+
+
 def _a_play_to_make() -> tuple[list[Any], Any, Any, str]:
     """A 3-player table in play, every seat watching: its users, its state, the seat
     to play and a card it may play."""
