@@ -252,7 +252,7 @@ def _batch_on(connection: Any) -> Iterator[Batch | None]:
 
 @dataclass
 class _Overlapping[R]:
-    """``work()``, run at the transaction's end and awaited before it commits."""
+    """``work()``, run once at the transaction's end, in the action's own thread."""
 
     work: Callable[[], R]
     future: Future[R] = field(default_factory=Future)
@@ -340,15 +340,14 @@ def while_committing[R](work: Callable[[], R]) -> Callable[[], R]:
     its result (or raises its error).
 
     ``work`` must not use the database (the connection is busy with the COMMIT: a
-    query there raises) and must be
-    ready to run once the action's code has returned: what it reads is final then,
-    but for the keys of rows inserted by the last writes, which come back with the
-    COMMIT (the frames show none of them). Without a COMMIT of
-    ours on its way (SQLite, a transaction inside another, a rollback), it runs at
-    the block's end in this thread, or, outside an action, on first asking.
-    It has run before the block ends, whether the transaction commits or not (once
-    the COMMIT has gone, the database's answer is not known yet), so nothing it
-    touches is still in use once the block is left.
+    query there raises) and must be ready to run once the action's code has
+    returned: what it reads is final then, but for the keys of rows inserted by the
+    last writes, which come back with the COMMIT (the frames show none of them).
+    Without a COMMIT of ours on its way (SQLite, a transaction inside another, a
+    rollback), it runs at the block's end, or, outside an action, on first asking.
+    It runs before the block is left or never (the COMMIT never went): nothing it
+    touches is still in use afterwards. Once the COMMIT has gone it runs whatever
+    the database answers; only a commit hands its result on.
     """
     overlapping = _Overlapping(work)
     batch = _batch.get()
