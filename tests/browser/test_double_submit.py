@@ -152,6 +152,5 @@ def test_an_answer_that_is_not_a_frame_is_said_in_the_error_line(
 def server_root_500(server: Server) -> str:
     """templates/500.html as the server renders it for an error."""
     return server.shell(
-        "from django.template.loader import render_to_string\n"
-        "print(render_to_string('500.html'))\n"
+        "from django.template.loader import render_to_string\nprint(render_to_string('500.html'))\n"
     )
