@@ -126,6 +126,27 @@ def assert_no_browser_errors(players: Sequence[Player]) -> None:
     assert not seen, "browser errors:\n" + "\n".join(f"{n}x {e}" for e, n in seen.items())
 
 
+#: A region's words, white space left out: a pushed region goes without the
+#: templates' indentation (games.frames), which shows nowhere.
+WORDS = "(region) => region ? region.textContent.replace(/\\s+/g, '') : null"
+#: The same region's words in a fresh load of the page (the server's HTML, parsed).
+FRESH_WORDS = f"""async (selector) => {{
+    const html = await (await fetch(location.href)).text();
+    const page = new DOMParser().parseFromString(html, "text/html");
+    return ({WORDS})(page.querySelector(selector));
+}}"""
+
+
+def assert_as_a_reload(players: Sequence[Player], selector: str) -> None:
+    """Each page's ``selector`` region reads as a fresh load of that page: what the
+    pushes built is what the server would show (issue 44: the score sheet's pushed
+    rows were dropped by the browser's parser and the sheet stayed empty)."""
+    for p in players:
+        fresh = p.page.evaluate(FRESH_WORDS, selector)
+        live = p.page.locator(selector).evaluate(WORDS)
+        assert live == fresh, f"{p.name}'s {selector}: live\n{live}\na reload shows\n{fresh}"
+
+
 def button(page: Page, name: str) -> Locator:
     return page.get_by_role("button", name=name, exact=True)
 
@@ -294,6 +315,7 @@ def play_round(
         expect(p.page.locator("#scores"), f"{p.name}: no round summary").to_contain_text(
             f"Round {number} summary"
         )
+    assert_as_a_reload(players, "#scores")  # R9: the score sheet, pushed live
     return leaders
 
 
