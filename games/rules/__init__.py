@@ -63,7 +63,19 @@ from .explain import (
     winning_so_far,
 )
 from .order import dealer_and_opener, play_order
-from .scoring import RoundScore, exact_bid_possible, score_round, valid_bids, winners
+from .scoring import (
+    CAPTURE_LIMITS,
+    CaptureProblem,
+    Captures,
+    RoundScore,
+    bonus_counts,
+    capture_problems,
+    exact_bid_possible,
+    score_captures,
+    score_round,
+    valid_bids,
+    winners,
+)
 from .simulator import GameRecord, RoundRecord, SimulationError, simulate_game
 from .tricks import KRAKEN, WHALE, TrickResult, lead_suit, legal_cards, resolve_trick
 from .wording import (
@@ -85,6 +97,7 @@ from .wording import (
 
 __all__ = [
     "BONUS_TEMPLATES",
+    "CAPTURE_LIMITS",
     "CARD_NAMES",
     "DECK",
     "ENGLISH",
@@ -106,6 +119,8 @@ __all__ = [
     "WHALE",
     "BonusCapture",
     "BonusKind",
+    "CaptureProblem",
+    "Captures",
     "Card",
     "Deal",
     "GameRecord",
@@ -126,6 +141,8 @@ __all__ = [
     "Unplayable",
     "UnplayableKind",
     "Words",
+    "bonus_counts",
+    "capture_problems",
     "card",
     "cards_per_round",
     "deal",
@@ -144,6 +161,7 @@ __all__ = [
     "parse_play",
     "play_order",
     "resolve_trick",
+    "score_captures",
     "score_round",
     "simulate_game",
     "sort_hand",
