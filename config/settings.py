@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "axes",
     "accounts",
     "games",
+    "games.sheets",
 ]
 
 MIDDLEWARE = [

@@ -1,8 +1,9 @@
-from django.urls import path
+from django.urls import path, re_path
 
 from config.middleware import SocketContextMiddleware
 
 from . import consumers
+from .sheets.consumers import SheetConsumer
 
 websocket_urlpatterns = [
     # SocketContextMiddleware: request/user/table ids on every log line, connect/disconnect logged.
@@ -10,6 +11,12 @@ websocket_urlpatterns = [
         "ws/tables/<int:table_id>/",
         SocketContextMiddleware(consumers.TableConsumer.as_asgi()),
         name="table_socket",
+    ),
+    # The score sheet for games played with real cards (seed 001): anyone with its link.
+    re_path(
+        r"^ws/sheets/(?P<token>[A-Za-z0-9_-]{1,32})/$",
+        SocketContextMiddleware(SheetConsumer.as_asgi()),
+        name="sheet_socket",
     ),
 ]
 # So that django.urls.reverse(..., urlconf="games.routing") builds socket paths.
