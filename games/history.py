@@ -1,7 +1,12 @@
 """A player's past games (finished, or cancelled after the start), newest first, paginated.
 
 Games waiting or in progress are never listed: nothing of a game in progress
-shows outside its table (R4). A page costs 4 queries whatever its length.
+shows outside its table (R4). A page costs 5 queries whatever its length.
+
+Finished score sheets (games played with real cards: games.sheets, seed 001) of a
+registered player are listed among them, marked ``with_cards``: the page is one
+query over both (a UNION: its count, its rows), then the page's tables, their
+seats and final scores; a page holding sheets costs 2 more.
 """
 
 from __future__ import annotations
@@ -11,11 +16,12 @@ from datetime import datetime
 from typing import Any
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import CharField, F, Prefetch, Q, QuerySet, Value
 from django.db.models.functions import Coalesce
 
 from . import rules
 from .models import RoundScore, Seat, Table
+from .sheets.models import Sheet, SheetEntry, SheetPlayer
 
 PAGE_SIZE = 20
 
@@ -26,6 +32,7 @@ class HistoryPlayer:
     total: int | None  # final total; None for a cancelled game
     is_winner: bool
     is_them: bool  # the player whose history this is
+    registered: bool = True  # else a score sheet's guest: no profile to link to
 
 
 @dataclass(frozen=True)
@@ -40,6 +47,9 @@ class HistoryEntry:
     cancelled_by: str
     round_number: int  # the round a cancelled game stopped in
     can_replay: bool  # finished, and the viewer sat at it
+    with_cards: bool = False  # a score sheet of a game played with real cards
+    sheet_token: str = ""  # its link
+    short: bool = False  # a short game of 5 rounds
 
 
 def past_tables(user: Any) -> QuerySet[Table]:
@@ -60,9 +70,34 @@ def history_page(
 ) -> tuple[Page[Table], list[HistoryEntry]]:
     """One page of ``user``'s history as ``viewer`` sees it (bad page numbers: first/last page)."""
     seats = Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("position"))
-    queryset = past_tables(user).select_related("cancelled_by").prefetch_related(seats)
-    page = Paginator(queryset, PAGE_SIZE).get_page(page_number)
-    tables = list(page.object_list)
+    kind = CharField()
+    both = (
+        past_tables(user)
+        .order_by()
+        .annotate(kind=Value("table", output_field=kind))
+        .values_list("kind", "pk", "ended_at")
+        .union(
+            Sheet.objects.filter(players__user=user, status=Sheet.Status.FINISHED)
+            .annotate(kind=Value("sheet", output_field=kind), ended_at=F("finished_at"))
+            .values_list("kind", "pk", "ended_at")
+        )
+        .order_by("-ended_at", "-pk")
+    )
+    page = Paginator(both, PAGE_SIZE).get_page(page_number)
+    listed = list(page.object_list)
+    table_ids = [pk for what, pk, _at in listed if what == "table"]
+    by_id = (
+        {
+            t.pk: t
+            for t in past_tables(user)
+            .filter(pk__in=table_ids)
+            .select_related("cancelled_by")
+            .prefetch_related(seats)
+        }
+        if table_ids
+        else {}
+    )
+    tables = [by_id[pk] for pk in table_ids if pk in by_id]
     finished = [t.pk for t in tables if t.status == Table.Status.FINISHED]
     finals: dict[int, int] = {}  # seat id -> final total
     if finished:
@@ -102,4 +137,61 @@ def history_page(
                 can_replay=is_finished and any(s.user_id == viewer.pk for s in table_seats),
             )
         )
+    sheet_ids = [pk for what, pk, _at in listed if what == "sheet"]
+    entries += _sheet_entries(user, sheet_ids)
+    order = {(what, pk): i for i, (what, pk, _at) in enumerate(listed)}
+    entries.sort(key=lambda e: order[("sheet" if e.with_cards else "table", e.table_id)])
     return page, entries
+
+
+def _sheet_entries(user: Any, sheet_ids: list[int]) -> list[HistoryEntry]:
+    """The finished score sheets ``sheet_ids`` as history entries (2 queries; none if empty)."""
+    if not sheet_ids:
+        return []
+    players = Prefetch(
+        "players", queryset=SheetPlayer.objects.select_related("user").order_by("position")
+    )
+    sheets = Sheet.objects.filter(pk__in=sheet_ids).prefetch_related(players)
+    finals = dict(
+        SheetEntry.objects.filter(
+            round__sheet_id__in=sheet_ids, round__number=F("round__sheet__rounds")
+        ).values_list("player_id", "running_total")
+    )
+    entries = []
+    for sheet in sheets:
+        sheet_players = list(sheet.players.all())
+        totals = {p.pk: finals[p.pk] for p in sheet_players if finals.get(p.pk) is not None}
+        winners = set(rules.winners(totals))
+        mine = next((p for p in sheet_players if p.user_id == user.pk), None)
+        score = totals.get(mine.pk) if mine is not None else None
+        entries.append(
+            HistoryEntry(
+                table_id=sheet.pk,
+                ended_at=sheet.finished_at or sheet.updated_at,
+                finished=True,
+                players=[
+                    HistoryPlayer(
+                        p.name,
+                        totals.get(p.pk),
+                        p.pk in winners,
+                        p.user_id == user.pk,
+                        registered=not p.is_guest,
+                    )
+                    for p in sheet_players
+                ],
+                winners=[p.name for p in sheet_players if p.pk in winners],
+                score=score,
+                place=(
+                    1 + sum(1 for other in totals.values() if other > score)
+                    if score is not None
+                    else None
+                ),
+                cancelled_by="",
+                round_number=sheet.rounds,
+                can_replay=False,
+                with_cards=True,
+                sheet_token=sheet.token,
+                short=sheet.is_short,
+            )
+        )
+    return entries

@@ -10,6 +10,11 @@ not all played, and a game in progress must not leak anything (R4).
 - exact-bid rate: rounds where tricks won == bid, over all their rounds;
 - zero-bid success rate: rounds bid 0 and won 0, over their rounds bid 0;
 - best round: their highest round total (R9).
+
+Finished score sheets (games played with real cards, games.sheets: seed 001) of a
+registered player count too, in every figure but the average score, which counts
+only 10-round games (a short sheet's 5 rounds are not comparable); ``card_games``
+says how many of the games were played with cards. One more query.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from django.db.models import Avg, Count, F, Max, OuterRef, Q, Subquery
 
 from . import rules
 from .models import RoundScore, Table
+from .sheets.stats import sheet_numbers
 
 
 @dataclass(frozen=True)
@@ -33,6 +39,7 @@ class PlayerStats:
     zero_bids: int
     zero_bids_made: int
     best_round: int | None
+    card_games: int = 0  # of ``games``, those played with real cards (a score sheet)
 
     @property
     def exact_bid_rate(self) -> float | None:
@@ -78,13 +85,19 @@ def player_stats(user: Any) -> PlayerStats:
         zero_made=Count("pk", filter=Q(bid=0, won=0)),
         best=Max("total"),
     )
+    cards = sheet_numbers(user)
+    table_games = finals["games"]
+    averaged = table_games + cards.full_games
+    total = float(finals["average"] or 0) * table_games + cards.full_total
+    bests = [b for b in (rounds["best"], cards.best_round) if b is not None]
     return PlayerStats(
-        games=finals["games"],
-        wins=finals["wins"],
-        average_score=float(finals["average"]) if finals["average"] is not None else None,
-        rounds=rounds["rounds"],
-        exact_bids=rounds["exact"],
-        zero_bids=rounds["zero"],
-        zero_bids_made=rounds["zero_made"],
-        best_round=rounds["best"],
+        games=table_games + cards.games,
+        wins=finals["wins"] + cards.wins,
+        average_score=float(total / averaged) if averaged else None,
+        rounds=rounds["rounds"] + cards.rounds,
+        exact_bids=rounds["exact"] + cards.exact_bids,
+        zero_bids=rounds["zero"] + cards.zero_bids,
+        zero_bids_made=rounds["zero_made"] + cards.zero_bids_made,
+        best_round=max(bests) if bests else None,
+        card_games=cards.games,
     )

@@ -87,10 +87,10 @@ def test_history_and_profile_queries_are_flat_in_the_number_of_games(
     world: World, django_assert_num_queries: Any
 ) -> None:
     client = client_for(world.user("dan"))
-    # user (the session comes from the cache: cached_db), the player, count, page of
-    # tables, their seats, final scores, 2 for stats
+    # user (the session comes from the cache: cached_db), the player, count, the page
+    # (tables and score sheets), its tables, their seats, final scores, 3 for stats
     for name, games in (("ana", 3), ("cy", 2), ("ben", 3)):
-        with django_assert_num_queries(8):
+        with django_assert_num_queries(10):
             response = client.get(profile_url(world.user(name)))
         assert len(listed(response.content.decode())) == games
 
@@ -181,8 +181,9 @@ def test_a_shared_victory_is_a_win_for_each(world: World) -> None:
     assert sorted(entry.winners) == ["after-ana", "after-ben"] and entry.place == 1
 
 
-def test_statistics_cost_two_queries(world: World, django_assert_num_queries: Any) -> None:
-    with django_assert_num_queries(2):
+def test_statistics_cost_three_queries(world: World, django_assert_num_queries: Any) -> None:
+    # the table's games (2), the score sheets' (1: games.sheets.stats)
+    with django_assert_num_queries(3):
         player_stats(world.user("ana"))
 
 

@@ -368,7 +368,7 @@ def test_short_game_stops_after_five_rounds_exports_history_and_stats(three) -> 
     client = client_for(ann)
     sheet = create(client, [("user", "ann"), ("guest", "Zoé")], rounds=5)
     for n in range(1, 6):
-        post_bids(client, sheet, n, [1, 0])
+        post_bids(client, sheet, n, [1, 1])  # Zoé misses every round: -10 each
         post_results(client, sheet, n, [1, 0], colour_14s={1: 1} if n == 5 else {})
     sheet.refresh_from_db()
     assert sheet.is_finished
