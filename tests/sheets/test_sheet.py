@@ -400,3 +400,32 @@ def test_short_game_stops_after_five_rounds_exports_history_and_stats(three) -> 
     profile = client.get("/players/ann/").content.decode()
     assert "played with cards" in profile
     assert f"/sheets/{sheet.token}/" in profile
+
+
+# --- languages ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("language", ["fr", "de", "es"])
+def test_the_sheet_speaks_every_language_french_with_the_seeds_words(language: str) -> None:
+    from tests.i18n.untranslated import untranslated
+
+    ann, _bob = users("ann", "bob")
+    ann.language = language
+    ann.save()
+    client = client_for(ann)
+    sheet = create(client, [("user", "ann"), ("guest", "Zoé")], rounds=5)
+    post_bids(client, sheet, 1, [1, 0])
+    post_results(client, sheet, 1, [0, 0], colour_14s={1: 1})  # missed: not counted
+    post_bids(client, sheet, 2, [1, 0])
+    pages = {
+        "new": client.get("/sheets/new/").content.decode(),
+        "sheet": client.get(f"/sheets/{sheet.token}/").content.decode(),
+        "refused": post_results(client, sheet, 2, [3, 0]).content.decode(),
+        "correct": client.get(f"/sheets/{sheet.token}/rounds/1/results/").content.decode(),
+    }
+    for name, html in pages.items():
+        assert untranslated(html, language, ignore=("Zoé", "ann")) == [], name
+    if language == "fr":
+        sheet_page = pages["sheet"] + pages["new"]
+        for word in ("pari", "plis", "Manche", "bonus", "Partie courte", "Autre bonus"):
+            assert word in sheet_page, word
