@@ -21,6 +21,7 @@ on the first move after which any page has one.
 from __future__ import annotations
 
 import difflib
+import os
 import random
 import re
 from collections.abc import Sequence
@@ -166,31 +167,51 @@ def describe(player: str, move: str, region: str, live: str | None, fresh: str |
     )
 
 
+#: ``INVARIANT_KEEP_GOING=1``: record each failing check and go on playing, and fail
+#: at the end with all of them (to see every defect of a game at once).
+KEEP_GOING = os.environ.get("INVARIANT_KEEP_GOING", "") not in ("", "0")
+
+
 @dataclass
 class Harness:
     """The players of one table (host first) and the check after every move."""
 
     players: list[Player]
     moves: int = 0
-    log: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
 
     @property
     def host(self) -> Player:
         return self.players[0]
+
+    def fail(self, text: str) -> None:
+        if not KEEP_GOING:
+            pytest.fail(text, pytrace=False)
+        print(text)
+        self.failures.append(text)
+
+    def finish(self) -> None:
+        """The end of a game (KEEP_GOING: fail now with every failure recorded)."""
+        if self.failures:
+            pytest.fail(
+                f"{len(self.failures)} check(s) failed:\n\n" + "\n\n".join(self.failures),
+                pytrace=False,
+            )
 
     def errors(self, move: str) -> None:
         """Fail on any browser error of any page so far."""
         found = [e for p in self.players for e in p.errors]
         if found:
             listed = "\n  ".join(dict.fromkeys(e[:2000] for e in found))
-            pytest.fail(f"browser errors by {move}:\n  {listed}", pytrace=False)
+            for p in self.players:
+                p.errors.clear()  # each reported once (KEEP_GOING)
+            self.fail(f"browser errors by {move}:\n  {listed}")
 
     def check(self, move: str) -> None:
         """After ``move``: every page at the same version, quiet, no browser error, and
         each region of each page as a fresh load of that page shows it."""
         self.moves += 1
         move = f"move {self.moves} ({move})"
-        self.log.append(move)
         settle(self.players)
         for p in self.players:
             p.page.wait_for_function(QUIET, timeout=EXPECT_TIMEOUT_MS)
@@ -206,10 +227,9 @@ class Harness:
         # The comparison's own fetches and the reading made no error either.
         self.errors(move)
         if differences:
-            pytest.fail(
+            self.fail(
                 f"{len(differences)} region(s) differ from a fresh load:\n\n"
-                + "\n".join(differences),
-                pytrace=False,
+                + "\n".join(differences)
             )
 
 

@@ -42,6 +42,7 @@ def play_table(
     play_rounds(h, 1, rounds, rng)
     if rounds == ROUNDS:
         rematch(h)
+    h.finish()
 
 
 @pytest.mark.parametrize(
@@ -82,3 +83,4 @@ def test_rematch_after_the_last_trick(server: Server, open_seats: OpenSeats) -> 
     play_round(h, ROUNDS, rng, bids=False)
     h.check("the game is over")
     rematch(h)
+    h.finish()
