@@ -24,6 +24,7 @@ import difflib
 import os
 import random
 import re
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -146,6 +147,9 @@ CANON = r"""async (ids) => {
     return {status: answer.status, regions};
 }"""
 
+#: Starts CANON in the page without waiting for it (its promise in ``window.__canon``).
+START = f"(ids) => {{ window.__canon = ({CANON})(ids); }}"
+
 
 def describe(player: str, move: str, region: str, live: str | None, fresh: str | None) -> str:
     live_text = live if live is not None else "(no such region on the live page)"
@@ -179,6 +183,7 @@ class Harness:
     players: list[Player]
     moves: int = 0
     failures: list[str] = field(default_factory=list)
+    seconds: float = 0.0  # spent in the checks (printed by finish)
 
     @property
     def host(self) -> Player:
@@ -192,6 +197,7 @@ class Harness:
 
     def finish(self) -> None:
         """The end of a game (KEEP_GOING: fail now with every failure recorded)."""
+        print(f"invariant: {self.moves} moves checked, {self.seconds:.1f} s in the checks")
         if self.failures:
             pytest.fail(
                 f"{len(self.failures)} check(s) failed:\n\n" + "\n\n".join(self.failures),
@@ -212,13 +218,24 @@ class Harness:
         each region of each page as a fresh load of that page shows it."""
         self.moves += 1
         move = f"move {self.moves} ({move})"
+        began = time.perf_counter()
+        try:
+            self._check(move)
+        finally:
+            self.seconds += time.perf_counter() - began
+
+    def _check(self, move: str) -> None:
         settle(self.players)
         for p in self.players:
             p.page.wait_for_function(QUIET, timeout=EXPECT_TIMEOUT_MS)
         self.errors(move)
         differences = []
+        # Every page starts its fetch, then each answer is read: the pages load and
+        # write out side by side.
         for p in self.players:
-            seen: dict[str, Any] = p.page.evaluate(CANON, list(COMPARED))
+            p.page.evaluate(START, list(COMPARED))
+        for p in self.players:
+            seen: dict[str, Any] = p.page.evaluate("() => window.__canon")
             assert seen["status"] == 200, f"{p.name}: a fresh load answered {seen['status']}"
             for region in COMPARED:
                 live, fresh = seen["regions"][region]

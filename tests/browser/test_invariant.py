@@ -17,6 +17,7 @@ import random
 from collections.abc import Callable, Sequence
 
 import pytest
+from playwright.sync_api import expect
 
 from .conftest import Player, Seat, Server, Setup
 from .helpers import SEED, start
@@ -36,6 +37,9 @@ def play_table(
     print(f"BROWSER_SEED={SEED}")
     setup = make_table(server, seats, ghost=len(seats) == 2, seed=SEED + offset)
     h = Harness(open_seats(setup, seats))
+    for player, seat in zip(h.players, seats, strict=True):
+        # The account's language wins over the browser's English (accounts.language).
+        expect(player.page.locator("html")).to_have_attribute("lang", seat.language or "en")
     h.check("the table opened")
     start(h.players)
     h.check("the host starts the game")
