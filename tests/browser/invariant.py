@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
 from .conftest import EXPECT_TIMEOUT_MS, Player, Seat, Server, Setup
@@ -44,16 +45,23 @@ from .helpers import (
     press,
     settle,
     start,
+    version,
     wait_past,
 )
 
 #: The regions of the table page (templates/games/table.html, games.frames.ALL_REGIONS).
 COMPARED = ("status", "seats", "trick", "hand", "controls", "scores", "tricks-history", "chat-log")
 
-#: True once no request is in flight and no swap is settling (htmx's settle step,
-#: after which focus.js and table.js have done their part).
-QUIET = """() => window.__inFlight === 0 && !document.querySelector(
-    ".htmx-request, .htmx-settling, .htmx-swapping, .htmx-added")"""
+#: True once every live region shows version ``v`` (helpers.AT_VERSION), no request
+#: is in flight (conftest.COUNT_REQUESTS) and no swap is settling (htmx's settle
+#: step, after which focus.js and table.js have done their part): the page is quiet.
+SETTLED = """(v) => ["status", "trick", "hand", "controls"].every(
+        (r) => document.getElementById(r)?.getAttribute("data-version") === String(v))
+    && window.__inFlight === 0
+    && !document.querySelector(".htmx-request, .htmx-settling, .htmx-swapping, .htmx-added")"""
+#: What a page that did not settle shows: each region's version, the requests in flight.
+SHOWN = """(ids) => ({inFlight: window.__inFlight, versions: Object.fromEntries(
+    ids.map((r) => [r, document.getElementById(r)?.getAttribute("data-version")]))})"""
 
 #: In the page: fetch a fresh load of it and write out each region of both.
 CANON = r"""async (ids) => {
@@ -225,9 +233,17 @@ class Harness:
             self.seconds += time.perf_counter() - began
 
     def _check(self, move: str) -> None:
-        settle(self.players)
+        target = max(version(p) for p in self.players)
         for p in self.players:
-            p.page.wait_for_function(QUIET, timeout=EXPECT_TIMEOUT_MS)
+            try:
+                p.page.wait_for_function(SETTLED, arg=target, timeout=EXPECT_TIMEOUT_MS)
+            except PlaywrightTimeoutError:
+                shown = p.page.evaluate(SHOWN, list(COMPARED))
+                self.errors(move)
+                pytest.fail(
+                    f"{p.name}'s page did not settle at version {target} after {move}: {shown}",
+                    pytrace=False,
+                )
         self.errors(move)
         differences = []
         # Every page starts its fetch, then each answer is read: the pages load and
