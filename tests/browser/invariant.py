@@ -192,13 +192,14 @@ class Harness:
     moves: int = 0
     failures: list[str] = field(default_factory=list)
     seconds: float = 0.0  # spent in the checks (printed by finish)
+    keep_going: bool = KEEP_GOING
 
     @property
     def host(self) -> Player:
         return self.players[0]
 
     def fail(self, text: str) -> None:
-        if not KEEP_GOING:
+        if not self.keep_going:
             pytest.fail(text, pytrace=False)
         print(text)
         self.failures.append(text)

@@ -88,3 +88,41 @@ def test_rematch_after_the_last_trick(server: Server, open_seats: OpenSeats) -> 
     h.check("the game is over")
     rematch(h)
     h.finish()
+
+
+def test_the_harness_fails_on_a_region_that_reads_otherwise_and_on_browser_errors(
+    server: Server, open_seats: OpenSeats
+) -> None:
+    """The harness can fail: a live region changed by hand, an htmx error event and a
+    console error each fail the next check, with the player and the region named."""
+    seats = [Seat("vi"), Seat("wu")]
+    setup = make_table(server, seats, ghost=True, seed=SEED + 6)
+    h = Harness(open_seats(setup, seats), keep_going=False)
+    h.check("the table opened")
+    host, guest = h.players
+
+    guest.page.evaluate("() => { document.querySelector('#seats h2').textContent += '!'; }")
+    with pytest.raises(pytest.fail.Exception) as failed:
+        h.check("a heading changed by hand")
+    text = str(failed.value)
+    assert f"#seats of {guest.name}'s page after move 2 (a heading changed by hand)" in text
+    assert "+++ live page" in text and "!" in text and host.name not in text.split(":")[0]
+
+    guest.page.reload()
+    guest.page.wait_for_function("() => window.__pushes >= 1")
+    h.check("the changed page reloaded")
+
+    # An htmx error event (no console line of its own when fired so): the init script's
+    # listener reports it and counts it.
+    host.page.evaluate(
+        "() => htmx.trigger(document.body, 'htmx:oobErrorNoTarget',"
+        " {content: document.createElement('aside')})"
+    )
+    assert host.page.evaluate("() => window.__htmxErrors") == 1
+    with pytest.raises(pytest.fail.Exception, match=r"htmx:oobErrorNoTarget: <aside>"):
+        h.check("an htmx error event")
+
+    guest.page.evaluate("() => console.error('a script went wrong')")
+    with pytest.raises(pytest.fail.Exception, match=r"console error .*a script went wrong"):
+        h.check("a console error")
+    h.check("nothing new")
