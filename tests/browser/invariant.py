@@ -11,7 +11,11 @@ attribute, attributes in name order, whitespace between tags dropped, runs of
 whitespace in text made one space. Only what legitimately differs between a live
 page and a fresh load is normalised, each for the reason given in ``CANON``;
 anything else that differs fails with the player, the move, the region and both
-texts (a diff first).
+texts (a diff first). Focus is not part of an element's HTML: only the tabindex
+that focus.js gives #hand is. The comparison waits until the page is quiet (no
+request in flight, no swap settling), so htmx's marks of a request under way
+(the htmx-request class, hx-disabled-elt's ``disabled``) are not normalised but
+must be gone.
 
 Every page also reports its browser errors (conftest.watch_errors: console errors,
 page errors, htmx's error events such as htmx:oobErrorNoTarget): the harness fails
@@ -49,8 +53,19 @@ from .helpers import (
     wait_past,
 )
 
-#: The regions of the table page (templates/games/table.html, games.frames.ALL_REGIONS).
-COMPARED = ("status", "seats", "trick", "hand", "controls", "scores", "tricks-history", "chat-log")
+#: The regions of the table page (templates/games/table.html, games.frames.ALL_REGIONS),
+#: and its error line: after a move that was made, it is as empty as in a fresh load.
+COMPARED = (
+    "status",
+    "seats",
+    "trick",
+    "hand",
+    "controls",
+    "scores",
+    "tricks-history",
+    "chat-log",
+    "error",
+)
 
 #: True once every live region shows version ``v`` (helpers.AT_VERSION), no request
 #: is in flight (conftest.COUNT_REQUESTS) and no swap is settling (htmx's settle
