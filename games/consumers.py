@@ -25,6 +25,13 @@ ignored silently otherwise.
 
 Presence: each socket keeps an entry in the cache with a heartbeat
 (games.presence), so the sockets of a killed process stop counting by themselves.
+
+Healing: each heartbeat (PRESENCE_HEARTBEAT_SECONDS) also reads the table's
+version. A socket that never got that version (its frame was lost on the way:
+Redis down or re-subscribing, a stalled process, a page whose own HTTP answer
+hid the gap) sends a snapshot, so every page shows the true state within one
+heartbeat and a second. A ``table.resync`` (games.resync: a rename, a language)
+asks for a snapshot too.
 """
 
 from __future__ import annotations
@@ -56,6 +63,9 @@ FORWARD_ONLY = frozenset({"table.frame", "table.presence"})
 
 MAX_CLIENT_MESSAGE = 4096  # a snapshot request is a few hundred bytes of JSON
 SNAPSHOT_INTERVAL = 5.0  # seconds: at most one snapshot per socket this often at the same version
+#: How long a heartbeat that finds the table at a version this socket never got waits
+#: for its frame before it sends a snapshot instead (a frame takes milliseconds).
+FRAME_GRACE = 1.0
 
 __all__ = ["CLOSE_ANONYMOUS", "CLOSE_NOT_SEATED", "CLOSE_NO_TABLE", "TableConsumer"]
 
@@ -71,6 +81,7 @@ class TableConsumer(AsyncWebsocketConsumer):
     shown_online: set[int] | None = None  # the presence marks this client shows
     heartbeat_task: asyncio.Task[None] | None = None
     forwarder: asyncio.Task[None] | None = None  # the task emptying the outbox
+    resync_task: asyncio.Task[None] | None = None  # a snapshot asked by table.resync
     context: contextvars.Context  # this socket's own, for the forwarding task
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -215,6 +226,21 @@ class TableConsumer(AsyncWebsocketConsumer):
             self.shown_online = None  # the seat list came with its own marks
         await self.send(text_data=event["html"])
 
+    async def table_resync(self, event: dict[str, Any]) -> None:
+        """Something this page shows changed outside the moves (a name renamed by
+        staff, the user's language): a snapshot, sent by a task of its own (this
+        may run while the outbox's forwarding holds ``sending``)."""
+        if self.seat_id is None or self.resync_task is not None:
+            return
+
+        async def resync() -> None:
+            try:
+                await self.send_snapshot()
+            finally:
+                self.resync_task = None
+
+        self.resync_task = asyncio.get_running_loop().create_task(resync())
+
     async def table_departed(self, event: dict[str, Any]) -> None:
         """This user left the table (before the start): nothing more to show here."""
         await self.refuse(CLOSE_NOT_SEATED)
@@ -272,11 +298,25 @@ class TableConsumer(AsyncWebsocketConsumer):
                 if self.seat_id is None:
                     break
                 try:
-                    online, expired = await sync_to_async(push.heartbeat, thread_sensitive=False)(
-                        self.seat_id, self.channel_name, self.seat_ids
+                    beat = await database_sync_to_async(push.heartbeat)(
+                        self.table_id, self.seat_id, self.channel_name, self.seat_ids
                     )
-                    if expired and not await self.send_snapshot():
-                        break  # a stalled process: moves may have skipped this seat
-                    await self.show_presence(online)
+                    if (beat.expired or await self.behind(beat.version)) and not (
+                        await self.send_snapshot()
+                    ):
+                        break  # the seat is gone
+                    await self.show_presence(beat.online)
                 except Exception:
                     log.warning("presence heartbeat failed", exc_info=True)
+
+    async def behind(self, version: int) -> bool:
+        """Whether this socket never got the table's ``version``: its frame was lost
+        (Redis down or re-subscribing, a process that stalled), or it is still on its
+        way, which a moment tells apart."""
+        if version <= self.seen_version:
+            return False
+        await asyncio.sleep(FRAME_GRACE)
+        if version <= self.seen_version:
+            return False
+        log.info("table %s: a socket saw %s of %s", self.table_id, self.seen_version, version)
+        return True

@@ -21,7 +21,9 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 
-DEFAULT_HEARTBEAT_SECONDS = 20.0
+#: Also how long a page that missed a frame waits, at most, for the true state
+#: (games.consumers: each heartbeat checks the table's version).
+DEFAULT_HEARTBEAT_SECONDS = 10.0
 log = logging.getLogger(__name__)
 
 

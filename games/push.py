@@ -63,11 +63,22 @@ def snapshot(table_id: int, user: Any) -> tuple[str, int]:
     return frames.render_snapshot(state, seat), table.version
 
 
-def heartbeat(seat_id: int, socket_name: str, seat_ids: tuple[int, ...]) -> tuple[set[int], bool]:
-    """Refresh this socket's presence; the table's online seats, and whether this
-    socket's entry had expired (then it may have missed frames: see presence.touch)."""
+@dataclass(frozen=True)
+class Beat:
+    """What a socket's heartbeat learns: who is online, whether its own presence had
+    expired (it may have missed frames: see presence.touch), the table's version."""
+
+    online: set[int]
+    expired: bool
+    version: int
+
+
+def heartbeat(table_id: int, seat_id: int, socket_name: str, seat_ids: tuple[int, ...]) -> Beat:
+    """Refresh this socket's presence and read the table's version (one small query:
+    a page whose frame was lost anywhere on its way is found behind by it)."""
     was_live = presence.touch(seat_id, socket_name)
-    return presence.online_seats(seat_ids), not was_live
+    version = Table.objects.filter(pk=table_id).values_list("version", flat=True).first()
+    return Beat(presence.online_seats(seat_ids), not was_live, version or 0)
 
 
 def close_socket(seat_id: int, socket_name: str, seat_ids: tuple[int, ...]) -> set[int]:

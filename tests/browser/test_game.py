@@ -50,6 +50,32 @@ OpenPlayer = Callable[..., Player]
 
 
 # ---------------------------------------------------------------------------
+# reading the page (the rest: helpers.py)
+# ---------------------------------------------------------------------------
+
+
+#: A region's words, white space left out: a pushed region goes without the
+#: templates' indentation (games.frames), which shows nowhere.
+WORDS = "(region) => region ? region.textContent.replace(/\\s+/g, '') : null"
+#: The same region's words in a fresh load of the page (the server's HTML, parsed).
+FRESH_WORDS = f"""async (selector) => {{
+    const html = await (await fetch(location.href)).text();
+    const page = new DOMParser().parseFromString(html, "text/html");
+    return ({WORDS})(page.querySelector(selector));
+}}"""
+
+
+def assert_as_a_reload(players: Sequence[Player], selector: str) -> None:
+    """Each page's ``selector`` region reads as a fresh load of that page: what the
+    pushes built is what the server would show (issue 44: the score sheet's pushed
+    rows were dropped by the browser's parser and the sheet stayed empty)."""
+    for p in players:
+        fresh = p.page.evaluate(FRESH_WORDS, selector)
+        live = p.page.locator(selector).evaluate(WORDS)
+        assert live == fresh, f"{p.name}'s {selector}: live\n{live}\na reload shows\n{fresh}"
+
+
+# ---------------------------------------------------------------------------
 # doing things (the moves themselves: helpers.py)
 # ---------------------------------------------------------------------------
 
@@ -154,6 +180,7 @@ def play_round(
         expect(p.page.locator("#scores"), f"{p.name}: no round summary").to_contain_text(
             f"Round {number} summary"
         )
+    assert_as_a_reload(players, "#scores")  # R9: the score sheet, pushed live
     return leaders
 
 

@@ -88,6 +88,11 @@ def test_r5_a_chosen_card_made_illegal_by_the_lead_is_not_played(
     expect(bob_page.locator("#hand [data-card='Y9']")).to_have_count(1)
     expect(bob_page.locator(".next-card__chosen")).to_have_count(0)
     expect(bob_page.locator("#hand button[value='G7']")).to_be_enabled()  # his move now
+    # Issue 44: the dropped choice is said, in bob's status only (R4).
+    dropped = "Your chosen card (Yellow 9) could not be played: you must follow green."
+    expect(bob_page.locator("#status")).to_contain_text(dropped)
+    expect(anne_page.locator("body")).not_to_contain_text("chosen card")
     bob_page.screenshot(path=artifacts / "next-card-illegal.png", full_page=True)
     play(bob_page, "G7")
     expect(anne_page.locator("#trick [data-card='G7']")).to_have_count(1)
+    expect(bob_page.locator("#status")).not_to_contain_text("chosen card")

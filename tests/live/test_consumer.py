@@ -20,7 +20,7 @@ from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 
 from config.asgi import application
-from games import actions, presence, push
+from games import actions, broadcast, consumers, presence, push
 from games.models import Play, Table
 from games.testing import driver
 from tests.support.redis_server import private_redis_server
@@ -501,3 +501,79 @@ async def test_a_closed_socket_leaves_no_callback_in_the_layer(layer: Any) -> No
     assert len(layer._listeners) == 1  # the socket takes its frames directly
     await sock.disconnect()
     assert layer._listeners == {}
+
+
+# -- pages converge by themselves (issue 45) ------------------------------------------
+
+
+async def wait_for_snapshot(sock: WebsocketCommunicator, *, holding: str = "") -> str:
+    """The next full snapshot this socket gets (every region), holding ``holding``."""
+    deadline = asyncio.get_running_loop().time() + 15
+    while True:
+        frame = await sock.receive_from(timeout=10)
+        if 'id="hand"' in frame and 'id="scores"' in frame and holding in frame:
+            return frame
+        assert asyncio.get_running_loop().time() < deadline, "no snapshot came"
+
+
+async def test_a_frame_lost_on_its_way_is_healed_by_the_next_heartbeat(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fault: a move's frames never reach the channel layer (Redis down or a process
+    re-subscribing when it published). The table's version moved on; each socket's
+    next heartbeat finds it never got that version and sends itself a snapshot (R4:
+    each its own hand), so the player whose turn it is sees it within a heartbeat."""
+    settings.PRESENCE_HEARTBEAT_SECONDS = 0.3
+    monkeypatch.setattr(consumers, "FRAME_GRACE", 0.05)
+    game = await db(make_game)(("anne", "bert"), start=True)
+    socks = [await open_socket(game.table.pk, cookie) for cookie in game.cookies]
+    for sock in socks:
+        await drain(sock)
+    with monkeypatch.context() as lost:
+        lost.setattr(broadcast, "send", lambda messages: None)  # every frame is lost
+        table = await db(actions.place_bid)(game.users[0], game.table.pk, game.table.version, 0)
+    for user, sock in zip(game.users, socks, strict=True):
+        frame = await wait_for_snapshot(sock)
+        assert versions(frame) == {table.version}, user.username
+        assert card_codes(frame) <= await db(hand_of)(table, user), user.username
+    for sock in socks:
+        await sock.disconnect()
+
+
+async def test_a_rename_by_staff_reaches_every_open_page_of_the_table() -> None:
+    """A change outside the moves (the admin saves a user with a new name): every
+    socket of the tables the user sits at gets a snapshot with the new name."""
+    game = await db(make_game)(("anne", "bert"), start=True)
+    socks = [await open_socket(game.table.pk, cookie) for cookie in game.cookies]
+    for sock in socks:
+        await drain(sock)
+
+    def rename() -> None:
+        bert = type(game.users[1]).objects.get(pk=game.users[1].pk)
+        bert.username = "bertrand"
+        bert.save()  # as the admin's change form saves: every field
+
+    await db(rename)()
+    for sock in socks:
+        await wait_for_snapshot(sock, holding="bertrand")
+        await sock.disconnect()
+
+
+async def test_a_language_switch_reaches_the_user_s_other_tab_only() -> None:
+    """The header's selector saves the account's language: the user's other open tab
+    reads the table in it at once (its chat, its status); the others' do not change."""
+    game = await db(make_game)(("anne", "bert"), start=True)
+    anne_tab, bert_tab = [await open_socket(game.table.pk, c) for c in game.cookies]
+    await drain(anne_tab)
+    await drain(bert_tab)
+
+    def to_french() -> None:
+        anne = type(game.users[0]).objects.get(pk=game.users[0].pk)
+        anne.language = "fr"
+        anne.save(update_fields=["language"])
+
+    await db(to_french)()
+    await wait_for_snapshot(anne_tab, holding="Votre main")
+    assert await bert_tab.receive_nothing(timeout=0.5)
+    for sock in (anne_tab, bert_tab):
+        await sock.disconnect()
