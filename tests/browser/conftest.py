@@ -237,11 +237,10 @@ def expected_browser_errors() -> list[str]:
     return []
 
 
-def fail_on_errors(errors: list[str], request: pytest.FixtureRequest) -> None:
+def fail_on_errors(errors: list[str], request: pytest.FixtureRequest, expected: list[str]) -> None:
     """At a fixture's teardown: the test fails on any browser error (issue 44) but the
     ones it expects (``expected_browser_errors``), unless it failed already (the errors
     are printed then)."""
-    expected = request.getfixturevalue("expected_browser_errors")
     errors = [e for e in errors if not any(re.search(p, e) for p in expected)]
     if not errors:
         return
@@ -287,7 +286,11 @@ def artifacts() -> Path:
 
 @pytest.fixture
 def open_player(
-    browser: Browser, server: Server, artifacts: Path, request: pytest.FixtureRequest
+    browser: Browser,
+    server: Server,
+    artifacts: Path,
+    request: pytest.FixtureRequest,
+    expected_browser_errors: list[str],
 ) -> Iterator[Callable[..., Player]]:
     """``open_player(name, login=True)``: a fresh browser context (own cookies), logged in."""
     players: list[Player] = []
@@ -323,7 +326,8 @@ def open_player(
         print("server log (tail):\n" + server.log_tail())
     for player in players:
         player.context.close()
-    fail_on_errors([e for player in players for e in player.errors], request)
+    errors = [e for player in players for e in player.errors]
+    fail_on_errors(errors, request, expected_browser_errors)
 
 
 # ---------------------------------------------------------------------------
@@ -343,7 +347,10 @@ class Setup:
 
 @pytest.fixture
 def open_as(
-    browser: Browser, server: Server, request: pytest.FixtureRequest
+    browser: Browser,
+    server: Server,
+    request: pytest.FixtureRequest,
+    expected_browser_errors: list[str],
 ) -> Iterator[Callable[..., Page]]:
     """``open_as(setup, name, viewport)``: that player's table page, live, at that size.
 
@@ -387,7 +394,7 @@ def open_as(
     yield _open
     for context in contexts:
         context.close()
-    fail_on_errors(errors, request)
+    fail_on_errors(errors, request, expected_browser_errors)
 
 
 @dataclass(frozen=True)
@@ -428,7 +435,10 @@ PHONE_CONTEXT: dict[str, Any] = {
 
 @pytest.fixture
 def open_seats(
-    browser: Browser, server: Server, request: pytest.FixtureRequest
+    browser: Browser,
+    server: Server,
+    request: pytest.FixtureRequest,
+    expected_browser_errors: list[str],
 ) -> Iterator[Callable[[Setup, Sequence[Seat]], list[Player]]]:
     """``open_seats(setup, seats)``: each seat's page of the table, live, in a context
     of its own (its session cookie; a phone's size and touch for ``phone``). Fails the
@@ -467,7 +477,7 @@ def open_seats(
         print("server log (tail):\n" + server.log_tail())
     for player in players:
         player.context.close()
-    fail_on_errors([e for p in players for e in p.errors], request)
+    fail_on_errors([e for p in players for e in p.errors], request, expected_browser_errors)
 
 
 # ---------------------------------------------------------------------------
