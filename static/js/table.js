@@ -82,9 +82,13 @@
   }
 
   // Pushed invite links are paths: show the whole address.
+  // A pushed invite link is a path (a push knows no request, so no origin); the page
+  // makes it whole, its attribute too, so that it reads as a fresh load's.
   function absoluteInvite() {
     var input = document.getElementById("invite-link");
-    if (input && input.value.charAt(0) === "/") input.value = window.location.origin + input.value;
+    if (!input || input.value.charAt(0) !== "/") return;
+    input.value = window.location.origin + input.value;
+    input.setAttribute("value", input.value);
   }
 
   // Keep the newest chat message in view.

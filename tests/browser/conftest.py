@@ -20,11 +20,12 @@ clash in one process). Every player gets a browser context of their own.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -155,9 +156,100 @@ class Player:
     context: BrowserContext
     page: Page
     errors: list[str] = field(default_factory=list)
+    touch: bool = False  # a phone: helpers.press taps
 
     def goto(self, path: str) -> Any:
         return self.page.goto(path)
+
+
+# ---------------------------------------------------------------------------
+# browser errors: every page-making fixture fails its test on any of them (issue 44)
+# ---------------------------------------------------------------------------
+
+#: htmx's error events. htmx logs each with console.error (caught as a console error
+#: below) and then fires ``htmx:error``; an event fired on an element a swap already
+#: took out of the document reaches no document listener, but its console.error is
+#: still seen. These listeners make sure (and say what the event was about).
+HTMX_ERROR_EVENTS = (
+    "htmx:oobErrorNoTarget",
+    "htmx:swapError",
+    "htmx:sendError",
+    "htmx:responseError",
+    "htmx:targetError",
+    "htmx:onLoadError",
+)
+
+#: Installed in every page before its own scripts: counts htmx's error events in
+#: ``window.__htmxErrors`` and reports each to the test through ``__browserError``.
+WATCH_HTMX = """(() => {
+    if (window.__htmxWatch) return;
+    window.__htmxWatch = true;
+    window.__htmxErrors = 0;
+    const named = __NAMED__;
+    const report = (name, evt) => {
+        window.__htmxErrors += 1;
+        const d = (evt && evt.detail) || {};
+        const el = d.content || d.target || d.elt;
+        let what = el && el.outerHTML ? el.outerHTML.slice(0, 500) : "";
+        if (d.xhr) what += ` (answer ${d.xhr.status} to ${d.pathInfo?.requestPath || ""})`;
+        try { window.__browserError(`${name}: ${what}`); } catch (e) { /* no binding */ }
+    };
+    for (const name of named) document.addEventListener(name, (e) => report(name, e));
+    document.addEventListener("htmx:error", (e) => {
+        const name = e.detail?.errorInfo?.error;
+        if (!named.includes(name)) report(name || "htmx:error", e);
+    });
+})();""".replace("__NAMED__", json.dumps(list(HTMX_ERROR_EVENTS)))
+
+#: Chromium's own line for any answer of status 4xx, an XHR's or a document's
+#: included. Such an answer is what the test asked for (a refused move, a stranger
+#: turned away) or, unexpected, htmx reports it (htmx:responseError); a sub-resource
+#: (script, style, image) that fails is caught by its response instead
+#: (``watch_errors``). A 5xx is never expected: its line counts.
+ANSWER_4XX = re.compile(r"^Failed to load resource: the server responded with a status of 4\d\d")
+
+
+def watch_errors(context: BrowserContext, page: Page, sink: list[str], who: str) -> None:
+    """Put every console error, page error, htmx error event and failed sub-resource of
+    ``page`` in ``sink``, each prefixed with ``who``."""
+
+    def console(msg: Any) -> None:
+        if msg.type != "error" or ANSWER_4XX.match(msg.text):
+            return
+        where = f"{msg.location.get('url')}:{msg.location.get('lineNumber')}"
+        sink.append(f"{who}: console error at {where}: {msg.text}")
+
+    def response(resp: Any) -> None:
+        if resp.status >= 400 and resp.request.resource_type not in ("document", "xhr", "fetch"):
+            sink.append(f"{who}: {resp.request.resource_type} {resp.url} answered {resp.status}")
+
+    page.on("pageerror", lambda exc: sink.append(f"{who}: pageerror: {exc}"))
+    page.on("console", console)
+    page.on("response", response)
+    page.expose_binding("__browserError", lambda _source, text: sink.append(f"{who}: {text}"))
+    page.add_init_script(WATCH_HTMX)
+
+
+@pytest.fixture
+def expected_browser_errors() -> list[str]:
+    """A test that provokes browser errors on purpose (a 500, a lost request) adds a
+    pattern (a regular expression, searched) for each it expects: those do not fail it."""
+    return []
+
+
+def fail_on_errors(errors: list[str], request: pytest.FixtureRequest, expected: list[str]) -> None:
+    """At a fixture's teardown: the test fails on any browser error (issue 44) but the
+    ones it expects (``expected_browser_errors``), unless it failed already (the errors
+    are printed then)."""
+    errors = [e for e in errors if not any(re.search(p, e) for p in expected)]
+    if not errors:
+        return
+    listed = "\n  ".join(dict.fromkeys(e[:1500] for e in errors))
+    report = getattr(request.node, "rep_call", None)
+    if report is not None and report.failed:
+        print(f"browser errors:\n  {listed}")
+        return
+    pytest.fail(f"browser errors (console, page or htmx):\n  {listed}", pytrace=False)
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -194,7 +286,11 @@ def artifacts() -> Path:
 
 @pytest.fixture
 def open_player(
-    browser: Browser, server: Server, artifacts: Path, request: pytest.FixtureRequest
+    browser: Browser,
+    server: Server,
+    artifacts: Path,
+    request: pytest.FixtureRequest,
+    expected_browser_errors: list[str],
 ) -> Iterator[Callable[..., Player]]:
     """``open_player(name, login=True)``: a fresh browser context (own cookies), logged in."""
     players: list[Player] = []
@@ -209,18 +305,7 @@ def open_player(
         context.set_default_navigation_timeout(ACTION_TIMEOUT_MS)
         page = context.new_page()
         player = Player(name=name, context=context, page=page)
-        page.on("pageerror", lambda exc: player.errors.append(f"pageerror: {exc}"))
-        page.on(
-            "console",
-            lambda msg: (
-                player.errors.append(
-                    f"console {msg.type} at {msg.location.get('url')}:"
-                    f"{msg.location.get('lineNumber')}: {msg.text}"
-                )
-                if msg.type == "error"
-                else None
-            ),
-        )
+        watch_errors(context, page, player.errors, name)
         players.append(player)
         if login:
             log_in(page, name)
@@ -238,11 +323,11 @@ def open_player(
                 )
             except Exception as error:  # a closed page must not hide the real failure
                 print(f"screenshot of {player.name} failed: {error}")
-            if player.errors:
-                print(f"{player.name}'s browser errors:", *player.errors[-20:], sep="\n  ")
         print("server log (tail):\n" + server.log_tail())
     for player in players:
         player.context.close()
+    errors = [e for player in players for e in player.errors]
+    fail_on_errors(errors, request, expected_browser_errors)
 
 
 # ---------------------------------------------------------------------------
@@ -261,7 +346,12 @@ class Setup:
 
 
 @pytest.fixture
-def open_as(browser: Browser, server: Server) -> Iterator[Callable[..., Page]]:
+def open_as(
+    browser: Browser,
+    server: Server,
+    request: pytest.FixtureRequest,
+    expected_browser_errors: list[str],
+) -> Iterator[Callable[..., Page]]:
     """``open_as(setup, name, viewport)``: that player's table page, live, at that size.
 
     ``route_socket``: a Playwright handler that relays (and may reorder) the page's
@@ -295,15 +385,7 @@ def open_as(browser: Browser, server: Server) -> Iterator[Callable[..., Page]]:
             "window.__pushes = 0; document.addEventListener('htmx:wsAfterMessage',"
             " () => { window.__pushes += 1; });"
         )
-        page.on("pageerror", lambda exc: errors.append(f"{name}: {exc}"))
-        page.on(
-            "console",
-            lambda msg: (
-                errors.append(f"{name}: {msg.text}")
-                if "Content Security Policy" in msg.text
-                else None
-            ),
-        )
+        watch_errors(context, page, errors, name)
         page.goto(f"/tables/{setup.table_id}/")
         expect(page.locator("#status")).to_be_visible()
         page.wait_for_function("() => window.__pushes >= 1")
@@ -312,7 +394,90 @@ def open_as(browser: Browser, server: Server) -> Iterator[Callable[..., Page]]:
     yield _open
     for context in contexts:
         context.close()
-    assert not errors, "script errors or CSP violations:\n" + "\n".join(errors)
+    fail_on_errors(errors, request, expected_browser_errors)
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One player to seat (tests/browser/invariant.py): a name prefix, the account's
+    language ("" = the site's) and whether they play on a phone."""
+
+    name: str
+    language: str = ""
+    phone: bool = False
+
+
+#: Counts the page's XMLHttpRequests not yet answered and swapped (htmx sends every
+#: action as one), and the socket's messages. ``loadend`` comes after htmx's
+#: ``onload``, which swaps the answer.
+COUNT_REQUESTS = """(() => {
+    window.__inFlight = 0;
+    const send = XMLHttpRequest.prototype.send;
+    XMLHttpRequest.prototype.send = function (...args) {
+        window.__inFlight += 1;
+        this.addEventListener("loadend", () => setTimeout(() => { window.__inFlight -= 1; }, 0));
+        return send.apply(this, args);
+    };
+    window.__pushes = 0;
+    document.addEventListener("htmx:wsAfterMessage", () => { window.__pushes += 1; });
+})();"""
+
+
+DESKTOP = {"width": 1280, "height": 800}
+#: A phone (390x844, as test_layout's), touch and mobile.
+PHONE_CONTEXT: dict[str, Any] = {
+    "viewport": {"width": 390, "height": 844},
+    "is_mobile": True,
+    "has_touch": True,
+    "device_scale_factor": 2,
+}
+
+
+@pytest.fixture
+def open_seats(
+    browser: Browser,
+    server: Server,
+    request: pytest.FixtureRequest,
+    expected_browser_errors: list[str],
+) -> Iterator[Callable[[Setup, Sequence[Seat]], list[Player]]]:
+    """``open_seats(setup, seats)``: each seat's page of the table, live, in a context
+    of its own (its session cookie; a phone's size and touch for ``phone``). Fails the
+    test on any browser error, as conftest's fixtures do."""
+    players: list[Player] = []
+
+    def _open(table: Setup, seats: Sequence[Seat]) -> list[Player]:
+        opened = []
+        for name, seat in zip(table.cookies, seats, strict=True):
+            options = PHONE_CONTEXT if seat.phone else {"viewport": DESKTOP}
+            # The browser asks for English; the account's language wins (accounts.language).
+            context = browser.new_context(base_url=server.url, locale="en-US", **options)
+            context.set_default_timeout(ACTION_TIMEOUT_MS)
+            context.add_cookies(
+                [{"name": "sessionid", "value": table.cookies[name], "url": server.url}]
+            )
+            page = context.new_page()
+            player = Player(name=name, context=context, page=page, touch=seat.phone)
+            watch_errors(context, page, player.errors, name)
+            page.add_init_script(COUNT_REQUESTS)
+            players.append(player)
+            opened.append(player)
+        for player in opened:
+            player.page.goto(f"/tables/{table.table_id}/")
+        for player in opened:
+            # Live: the socket's first message (the snapshot) is in.
+            player.page.wait_for_function("() => window.__pushes >= 1")
+        for player in opened:
+            # Everyone's socket is open (no seat marked offline, games.presence).
+            expect(player.page.locator("#seats .seat__offline")).to_have_count(0)
+        return opened
+
+    yield _open
+    report = getattr(request.node, "rep_call", None)
+    if report is not None and report.failed:
+        print("server log (tail):\n" + server.log_tail())
+    for player in players:
+        player.context.close()
+    fail_on_errors([e for p in players for e in p.errors], request, expected_browser_errors)
 
 
 # ---------------------------------------------------------------------------

@@ -116,8 +116,15 @@ def test_an_answer_that_is_not_a_frame_is_said_in_the_error_line(
     server: Server,
     answer: str,
     shown: str,
+    expected_browser_errors: list[str],
 ) -> None:
     """The page stays the table and says what happened; the next move goes through."""
+    # The fixtures fail a test on browser errors: these, checked below, are expected.
+    # (As console lines and as htmx's error events, conftest.WATCH_HTMX.)
+    expected_browser_errors.append(
+        r"^\S+: (console error .*: )?(Failed to load resource|Response Status Error Code 500"
+        r"|htmx:(afterRequest|sendError|responseError))"
+    )
     setup = tables.take()
     anne = open_as(setup, setup.names[0], DESKTOP)
     page_500 = server_root_500(server) if answer == "500" else ""

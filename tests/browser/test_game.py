@@ -4,10 +4,8 @@ Everything is done by clicking, as a player would; pages are never reloaded
 except in the reload test, so every change a player sees on another player's
 move arrived over the table's websocket (htmx ws extension, oob swaps).
 
-How the tests keep in step with the table without sleeping: every live region
-carries the table version (``data-version``). After a click the actor's page
-shows a newer version (the htmx response); ``settle`` then waits until every
-page shows that same version, which only a push can bring to the others.
+How the tests keep in step with the table without sleeping: see helpers.py
+(``settle``, ``wait_past``), where the moves are made.
 
 Random choices (bids, cards, the Tigress) come from one seeded generator:
 ``BROWSER_SEED=<n>`` replays the same choices (the deal itself is the server's).
@@ -15,25 +13,34 @@ Random choices (bids, cards, the Tigress) come from one seeded generator:
 
 from __future__ import annotations
 
-import os
 import random
 import re
 import uuid
-from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from playwright.sync_api import Locator, Page, expect
-from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+from playwright.sync_api import expect
 
-from .conftest import EXPECT_TIMEOUT_MS, Player, Server, sign_up
+from .conftest import Player, Server, sign_up
+from .helpers import (
+    SEED,
+    assert_no_browser_errors,
+    bid,
+    button,
+    hand_codes,
+    host_presses,
+    play,
+    playable,
+    region_text,
+    settle,
+    start,
+)
 
 pytestmark = pytest.mark.browser
 
-SEED = int(os.environ.get("BROWSER_SEED", "20260401"))
 ROUNDS = 10
 PLAY_LABEL = re.compile(r"^Play ")  # a legal card, in words (the Tigress asks pirate/escape next)
 TABLE_URL = re.compile(r"/tables/(\d+)/$")
@@ -43,87 +50,8 @@ OpenPlayer = Callable[..., Player]
 
 
 # ---------------------------------------------------------------------------
-# reading the page
+# reading the page (the rest: helpers.py)
 # ---------------------------------------------------------------------------
-
-
-def version(player: Player) -> int:
-    value = player.page.locator("#status").get_attribute("data-version")
-    assert value is not None and value.isdigit(), f"{player.name}: #status has no data-version"
-    return int(value)
-
-
-REGIONS = ("#status", "#trick", "#hand", "#controls")
-# True once every live region of the page shows version ``v`` (one round trip a page).
-AT_VERSION = """([regions, v]) => regions.every(
-    (r) => document.querySelector(r)?.getAttribute("data-version") === String(v))"""
-# True once the page shows a version newer than ``v``, or a refusal in #error.
-PAST_VERSION = """(v) => {
-    const error = document.querySelector("#error");
-    if (error && error.textContent.trim()) return true;
-    return Number(document.querySelector("#status")?.getAttribute("data-version")) > v;
-}"""
-
-
-def settle(players: Sequence[Player]) -> int:
-    """Wait until every page shows the newest version any of them shows; return it."""
-    target = max(version(p) for p in players)
-    for p in players:
-        try:
-            p.page.wait_for_function(
-                AT_VERSION, arg=[list(REGIONS), target], timeout=EXPECT_TIMEOUT_MS
-            )
-        except PlaywrightTimeoutError:
-            shown = {r: p.page.locator(r).get_attribute("data-version") for r in REGIONS}
-            pytest.fail(f"{p.name}'s page did not catch up live to version {target}: {shown}")
-    return target
-
-
-def wait_past(player: Player, before: int) -> int:
-    """After a click: wait for the actor's own page to show a version newer than ``before``."""
-    try:
-        player.page.wait_for_function(PAST_VERSION, arg=before, timeout=EXPECT_TIMEOUT_MS)
-    except PlaywrightTimeoutError:
-        pytest.fail(f"{player.name}'s page still shows version {version(player)} after the click")
-    error = player.page.locator("#error")
-    if error.count() and error.inner_text().strip():
-        pytest.fail(f"{player.name}'s move was refused: {error.inner_text().strip()}")
-    return version(player)
-
-
-def hand_codes(player: Player) -> list[str]:
-    return player.page.locator("#hand [data-card]").evaluate_all(
-        "els => els.map(e => e.dataset.card)"
-    )
-
-
-def playable(player: Player) -> list[str]:
-    """Codes of the cards this player may play now (enabled "Play Green 14" controls,
-    each with the id "play-<code>")."""
-    ids = (
-        player.page.locator("#hand")
-        .get_by_label(PLAY_LABEL)
-        .evaluate_all(
-            "els => els.filter(e => !e.disabled && e.getAttribute('aria-disabled') !== 'true')"
-            ".map(e => e.id)"
-        )
-    )
-    return sorted({i.removeprefix("play-") for i in ids if i.startswith("play-")})
-
-
-def region_text(player: Player, region: str) -> str:
-    return player.page.locator(region).inner_text()
-
-
-def assert_no_browser_errors(players: Sequence[Player]) -> None:
-    """No script error and no CSP violation on any page (each distinct one listed once)."""
-    seen: Counter[str] = Counter(
-        f"{p.name}: {e[:200]}"
-        for p in players
-        for e in p.errors
-        if e.startswith("pageerror") or "Content Security Policy" in e
-    )
-    assert not seen, "browser errors:\n" + "\n".join(f"{n}x {e}" for e, n in seen.items())
 
 
 #: A region's words, white space left out: a pushed region goes without the
@@ -147,12 +75,8 @@ def assert_as_a_reload(players: Sequence[Player], selector: str) -> None:
         assert live == fresh, f"{p.name}'s {selector}: live\n{live}\na reload shows\n{fresh}"
 
 
-def button(page: Page, name: str) -> Locator:
-    return page.get_by_role("button", name=name, exact=True)
-
-
 # ---------------------------------------------------------------------------
-# doing things
+# doing things (the moves themselves: helpers.py)
 # ---------------------------------------------------------------------------
 
 
@@ -192,65 +116,6 @@ def seat_table(open_player: OpenPlayer, names: Sequence[str], *, ghost: bool = T
         # The host's page learns about the newcomer without a reload.
         expect(host.page.locator("#seats")).to_contain_text(player.name)
     return players, table_id
-
-
-def start(players: Sequence[Player]) -> None:
-    host = players[0]
-    before = settle(players)
-    button(host.page, "Start game").click()
-    wait_past(host, before)
-    for p in players:
-        expect(button(p.page, "Bid 1"), f"{p.name} got no bid buttons live").to_be_visible()
-    settle(players)
-
-
-def bid(player: Player, value: int, players: Sequence[Player]) -> None:
-    before = settle(players)
-    button(player.page, f"Bid {value}").click()
-    wait_past(player, before)
-    expect(button(player.page, "Bid 0")).to_have_count(0)
-    settle(players)
-
-
-def play(player: Player, code: str, rng: random.Random, players: Sequence[Player]) -> str:
-    """Click ``code`` in the player's hand; returns the card's notation as played."""
-    page = player.page
-    before = settle(players)
-    if code == "TIG":
-        # The Tigress asks: pirate or escape? (R1, R5)
-        choice = rng.choice(("pirate", "escape"))
-        article = "a pirate" if choice == "pirate" else "an escape"
-        choose = button(page, f"Play the Tigress as {article}")
-        # A push never closes the open choice (morphing swaps, tests/browser/test_keep_place.py),
-        # so one click opens it (a second would close it again).
-        page.locator("#hand").get_by_label("Play the Tigress", exact=True).click()
-        expect(choose).to_be_visible()
-        choose.click()
-        played = f"TIG:{choice}"
-    else:
-        target = page.locator(f"#hand #play-{code}")
-        expect(target).to_be_enabled()
-        target.click()
-        played = code
-    wait_past(player, before)
-    expect(page.locator(f'#hand [data-card="{code}"]')).to_have_count(0)
-    for p in players:
-        # Everyone sees the card land in the trick, live.
-        expect(
-            p.page.locator(f'#trick [data-card="{code}"]'), f"{p.name} did not see {played}"
-        ).to_have_count(1)
-    settle(players)
-    return played
-
-
-def host_presses(host: Player, name: str, players: Sequence[Player]) -> None:
-    before = settle(players)
-    for p in players[1:]:
-        # Nobody but the host moves the table on (R11).
-        expect(button(p.page, name)).to_have_count(0)
-    button(host.page, name).click()
-    wait_past(host, before)
-    settle(players)
 
 
 # ---------------------------------------------------------------------------
