@@ -27,8 +27,10 @@ pytestmark = pytest.mark.django_db
 # rounds, those rounds' bids, their tricks, and the plays of unfinished tricks;
 # then the finished games' final scores (issue 11: the lobby shows them).
 LOBBY_QUERIES = 4 + 1 + 4 + 1
-# The page adds the user (the session is read from the cache: cached_db).
-HOME_QUERIES = LOBBY_QUERIES + 1
+# The page adds the user (the session is read from the cache: cached_db), and the
+# user's score sheets being played (games.sheets: the lobby's "Playing with real
+# cards?" panel).
+HOME_QUERIES = LOBBY_QUERIES + 1 + 1
 
 # A game in progress in each phase, so every branch of "whose move" is exercised.
 PHASES = [
