@@ -252,6 +252,23 @@ def fail_on_errors(errors: list[str], request: pytest.FixtureRequest, expected: 
     pytest.fail(f"browser errors (console, page or htmx):\n  {listed}", pytrace=False)
 
 
+@pytest.fixture
+def watched_page(
+    request: pytest.FixtureRequest, expected_browser_errors: list[str]
+) -> Iterator[Callable[[BrowserContext], Page]]:
+    """``watched_page(context)``: a new page of a context a test made itself, watched
+    for browser errors as the page-making fixtures' pages are (the test fails on any)."""
+    errors: list[str] = []
+
+    def _new(context: BrowserContext) -> Page:
+        page = context.new_page()
+        watch_errors(context, page, errors, "page")
+        return page
+
+    yield _new
+    fail_on_errors(errors, request, expected_browser_errors)
+
+
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield

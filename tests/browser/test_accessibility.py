@@ -17,11 +17,12 @@ from __future__ import annotations
 import json
 import re
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from .conftest import Server, Setup
 from .test_layout import DESKTOP, PHONE
@@ -135,10 +136,11 @@ def test_axe_counts_no_violation(
     artifacts: Path,
     where: str,
     viewport: dict[str, int],
+    watched_page: Callable[[BrowserContext], Page],
 ) -> None:
     context = browser.new_context(base_url=server.url, viewport=viewport, reduced_motion="reduce")
     try:
-        page = context.new_page()
+        page = watched_page(context)
         if where == "home":
             page.goto("/")
         else:
@@ -166,14 +168,17 @@ def test_axe_counts_no_violation(
 
 
 def test_the_skip_link_is_the_first_tab_stop_and_skips_to_the_content(
-    browser: Browser, server: Server, tables: dict[str, Setup]
+    browser: Browser,
+    server: Server,
+    tables: dict[str, Setup],
+    watched_page: Callable[[BrowserContext], Page],
 ) -> None:
     setup = tables["playing"]
     context = browser.new_context(base_url=server.url, viewport=DESKTOP)
     try:
         cookie = next(iter(setup.cookies.values()))
         context.add_cookies([{"name": "sessionid", "value": cookie, "url": server.url}])
-        page = context.new_page()
+        page = watched_page(context)
         page.goto(f"/tables/{setup.table_id}/")
         page.keyboard.press("Tab")
         skip = page.get_by_role("link", name="Skip to the content")

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from .conftest import ACTION_TIMEOUT_MS, PASSWORD, Server, log_in, sign_up
 from .test_layout import MID_TRICK, PHONE, box, set_up
@@ -22,11 +22,17 @@ from .test_layout import MID_TRICK, PHONE, box, set_up
 pytestmark = pytest.mark.browser
 
 
-def new_page(browser: Browser, server: Server, locale: str, contexts: list[Any]) -> Page:
+def new_page(
+    browser: Browser,
+    server: Server,
+    locale: str,
+    contexts: list[Any],
+    watched_page: Callable[[BrowserContext], Page],
+) -> Page:
     context = browser.new_context(base_url=server.url, locale=locale)
     context.set_default_timeout(ACTION_TIMEOUT_MS)
     contexts.append(context)
-    return context.new_page()
+    return watched_page(context)
 
 
 def choose(page: Page, code: str) -> None:
@@ -38,12 +44,12 @@ def choose(page: Page, code: str) -> None:
 
 
 def test_the_selector_switches_the_language_and_the_account_remembers_it(
-    browser: Browser, server: Server
+    browser: Browser, server: Server, watched_page: Callable[[BrowserContext], Page]
 ) -> None:
     contexts: list[Any] = []
     try:
         # First visit: the browser's language (a German browser).
-        page = new_page(browser, server, "de-DE", contexts)
+        page = new_page(browser, server, "de-DE", contexts, watched_page)
         page.goto("/rules/")
         expect(page.locator("html")).to_have_attribute("lang", "de")
         expect(page.locator(".site-header")).to_contain_text("Regeln")
@@ -63,7 +69,7 @@ def test_the_selector_switches_the_language_and_the_account_remembers_it(
         expect(page.locator(".site-header")).to_contain_text("Reglas")
 
         # Another browser, in English, logs in to the account: Spanish at once.
-        other = new_page(browser, server, "en-US", contexts)
+        other = new_page(browser, server, "en-US", contexts, watched_page)
         other.goto("/rules/")
         expect(other.locator("html")).to_have_attribute("lang", "en")
         log_in(other, name, PASSWORD)

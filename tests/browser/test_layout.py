@@ -30,7 +30,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from .conftest import Server, Setup, SharedTables
 
@@ -288,12 +288,15 @@ def test_hand_is_at_full_strength_and_playable_cards_stand_out_when_you_must_pla
 
 
 def test_every_card_face_has_its_symbol_and_readable_colours(
-    server: Server, open_as: Callable[..., Page], browser: Browser
+    server: Server,
+    open_as: Callable[..., Page],
+    browser: Browser,
+    watched_page: Callable[[BrowserContext], Page],
 ) -> None:
     # R1: the rules page shows every kind of card; a hand shows cards full size.
     context = browser.new_context(base_url=server.url, viewport=DESKTOP, locale="en-US")
     try:
-        page = context.new_page()
+        page = watched_page(context)
         page.goto("/rules/")
         cards = page.locator(".rules [data-card]")
         kinds = set(
