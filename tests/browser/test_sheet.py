@@ -10,6 +10,7 @@ game is marked ``thorough``. Every wait is on the page's state, never on time.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
@@ -143,7 +144,7 @@ def play(
 
 
 def test_a_short_game_on_a_phone_watched_live_and_one_round_without_javascript(
-    device: Callable[..., Page],
+    device: Callable[..., Page], artifacts: Path
 ) -> None:
     phone = device("ann", PHONE)
     path = create_sheet(phone, [("user", "ann"), ("user", "bob"), ("guest", "Grandpa")], short=True)
@@ -187,6 +188,8 @@ def test_a_short_game_on_a_phone_watched_live_and_one_round_without_javascript(
     expect(watcher.locator(".sheet-winners")).to_have_attribute("data-winners", "ann")
     expect(phone.locator("#sheet-entry")).to_contain_text("The game is over")
     assert fits(phone, "#sheet-entry")
+    phone.screenshot(path=artifacts / "sheet-phone-game-over.png", full_page=True)
+    watcher.screenshot(path=artifacts / "sheet-desktop-watching.png", full_page=True)
 
     # A correction of round 2 from the phone; the watcher's totals follow.
     before = cell(watcher, 5, "bob").get_attribute("data-running")
