@@ -61,12 +61,14 @@ test: install browser-deps catalogues
 
 # CI's thorough pass, on top of `make test`: every property with its full example
 # count (HYPOTHESIS_PROFILE=thorough) and the long complete games (marked thorough:
-# the 8-player hidden-information game, the complete 3-player game in browsers).
+# the 8-player hidden-information game; in browsers the complete games of the
+# invariant harness, 2 to 8 players, each move's pages against fresh loads, and the
+# complete score sheet), on every core as `make test`.
 .PHONY: test-thorough
 test-thorough: install browser-deps catalogues
 	HYPOTHESIS_PROFILE=thorough $(BIN)/python -m pytest $(XDIST) \
 	  -m "(thorough or hypothesis) and not browser and not deploy"
-	$(BIN)/python -m pytest -m "browser and thorough" -p no:asyncio
+	$(BIN)/python -m pytest $(XDIST) -m "browser and thorough" -p no:asyncio
 
 lint: install
 	$(BIN)/ruff check .
