@@ -21,25 +21,23 @@ Every action (games.actions) runs in ``action_transaction()``. On PostgreSQL:
   transaction uncommitted, to be rolled back as before: an update that finds no
   row is refused by the database itself (CompiledUpdate), not only by the check
   that reads its row count afterwards.
-- **Work can overlap the COMMIT** (``while_committing``): the frames of a move are
-  rendered while the COMMIT's round trip is on its way, and sent once it is back
-  (games.broadcast). They render in the move's own thread, between sending the
-  query string and reading its answer (``_overlapping_once_sent``): in a worker
-  thread, the two took turns on the GIL, and the move got its answer back only at
-  the interpreter's switch interval, after most of the render.
+- **A move's frames render after its COMMIT** (games.broadcast, in an on-commit
+  hook, in the move's own thread): they may read the database, and nothing is
+  rendered for a move that does not commit. (They once rendered between sending
+  the COMMIT and reading its answer, through a hook on psycopg's connection; the
+  interleaved runs showed no difference beyond noise, and a render that read the
+  database there failed.)
 
-On SQLite (one process, no round trip) every write runs at once, the
-transaction is Django's own, and work registered with ``while_committing`` runs
-where the commit is.
+On SQLite (one process, no round trip) every write runs at once and the
+transaction is Django's own.
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, DataError, connections, transaction
@@ -85,8 +83,6 @@ class Batch:
         self.waiting: list[Waiting] = []
         #: This batch's last writes go with the transaction's COMMIT (action_transaction).
         self.commits = False
-        #: Work to run while the COMMIT is on its way (while_committing).
-        self.overlapping: list[_Overlapping[Any]] = []
 
     def __call__(self, execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
         """Django's execute wrapper: the waiting writes go in front of ``sql``, in the
@@ -188,33 +184,25 @@ def action_transaction(using: str = DEFAULT_DB_ALIAS) -> Iterator[None]:
             connection.connection.autocommit = True
             batch.waiting.append(Waiting("BEGIN", [], _begun))
             batch.commits = True
-        try:
-            yield
-            if batch is not None:
-                _end(batch, connection, ours)
-        finally:
-            if batch is not None:
-                _finish_overlapping(batch)
+        yield
+        if batch is not None:
+            _end(batch, connection, ours)
 
 
 def _end(batch: Batch, connection: Any, ours: bool) -> None:
-    """Send what waits at the block's end, with the COMMIT where it is ours, while
-    the overlapping work runs."""
+    """Send what waits at the block's end, with the COMMIT where it is ours."""
     if connection.needs_rollback:
         batch.waiting.clear()  # rolled back when the block ends: nothing to send
         return
     if ours and any(write.done is not _begun for write in batch.waiting):
         # Django's commit then finds the transaction over and sends nothing.
-        with _overlapping_once_sent(connection, batch.overlapping):
-            batch.flush(then="COMMIT")
+        batch.flush(then="COMMIT")
         return
     if ours:
         # Only BEGIN waits: nothing was read or written, no transaction to open or end.
         batch.waiting.clear()
     else:
         batch.flush()
-    for work in batch.overlapping:
-        work.start()
 
 
 def _starts_the_transaction(connection: Any) -> bool:
@@ -245,118 +233,3 @@ def _batch_on(connection: Any) -> Iterator[Batch | None]:
             yield batch
     finally:
         _batch.reset(token)
-
-
-# -- work that overlaps the COMMIT -----------------------------------------------------
-
-
-@dataclass
-class _Overlapping[R]:
-    """``work()``, run once at the transaction's end, in the action's own thread."""
-
-    work: Callable[[], R]
-    future: Future[R] = field(default_factory=Future)
-    started: bool = False
-
-    def start(self) -> None:
-        """Run it now, in this thread (once)."""
-        if not self.started:
-            self.started = True
-            _run_into(self.future, self.work)
-
-    def result(self) -> R:
-        """Its result; run here and now if it was never started (no batch)."""
-        self.start()
-        return self.future.result()
-
-
-@contextlib.contextmanager
-def _overlapping_once_sent(connection: Any, overlapping: list[_Overlapping[Any]]) -> Iterator[None]:
-    """Run ``overlapping`` in this thread while the next query is on its way: once
-    its string has gone to PostgreSQL and before its answer is read.
-
-    psycopg runs a query as a generator that its connection's ``wait`` drives: the
-    generator sends the string, then says that it waits to read the answer
-    (``Wait.R``). For this block, ``wait`` runs the work at that point, where the
-    move would otherwise sit idle, and goes on reading after it. Work that the
-    generator never waited for (the answer was there at once) runs after the query.
-    Meanwhile a query from the work is refused: it would need the connection this
-    thread is using (and wait on its lock forever).
-    """
-    from psycopg.waiting import Wait  # PostgreSQL only
-
-    raw = connection.connection
-    driver = raw.wait
-
-    def run_all() -> None:
-        with connection.execute_wrapper(_refuse_query):
-            for work in overlapping:
-                work.start()
-
-    def wait(gen: Any, *args: Any, **kwargs: Any) -> Any:
-        return driver(_running_when_it_waits(gen, Wait.R, run_all), *args, **kwargs)
-
-    raw.wait = wait
-    try:
-        yield
-    finally:
-        del raw.wait  # the class's own again
-    run_all()  # what has not run yet (nothing, mostly); a no-op for the rest
-
-
-def _running_when_it_waits(gen: Any, reading: Any, work: Callable[[], None]) -> Any:
-    """psycopg's query generator ``gen``, calling ``work()`` the first time it waits
-    for ``reading`` (its query has gone); what ``gen`` returns."""
-    try:
-        waiting_for = next(gen)
-        while True:
-            if waiting_for == reading:
-                work()
-                work = _nothing
-            ready = yield waiting_for
-            waiting_for = gen.send(ready)
-    except StopIteration as done:  # gen's own end (a generator may not let it through)
-        return done.value
-
-
-def _nothing() -> None:
-    """Work already done."""
-
-
-def _refuse_query(*args: Any) -> Any:
-    raise RuntimeError("work that overlaps the COMMIT read the database")
-
-
-def _run_into[R](future: Future[R], work: Callable[[], R]) -> None:
-    try:
-        future.set_result(work())
-    except BaseException as error:
-        future.set_exception(error)
-
-
-def while_committing[R](work: Callable[[], R]) -> Callable[[], R]:
-    """Run ``work`` while this action's COMMIT is on its way to PostgreSQL (in this
-    thread, between sending it and reading its answer); the returned callable gives
-    its result (or raises its error).
-
-    ``work`` must not use the database (the connection is busy with the COMMIT: a
-    query there raises) and must be ready to run once the action's code has
-    returned: what it reads is final then, but for the keys of rows inserted by the
-    last writes, which come back with the COMMIT (the frames show none of them).
-    Without a COMMIT of ours on its way (SQLite, a transaction inside another, a
-    rollback), it runs at the block's end, or, outside an action, on first asking.
-    It runs before the block is left or never (the COMMIT never went): nothing it
-    touches is still in use afterwards. Once the COMMIT has gone it runs whatever
-    the database answers; only a commit hands its result on.
-    """
-    overlapping = _Overlapping(work)
-    batch = _batch.get()
-    if batch is not None:
-        batch.overlapping.append(overlapping)
-    return overlapping.result
-
-
-def _finish_overlapping(batch: Batch) -> None:
-    """Forget the block's work: what ran is done (its result and errors are its
-    asker's, through while_committing's callable), what did not never will."""
-    batch.overlapping.clear()
