@@ -23,9 +23,8 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
-from django.db import transaction
 
-from . import frames, presence, state_cache
+from . import frames, presence, state_cache, transactions
 from .models import Seat, Table
 from .state import GameState, load_state
 
@@ -86,9 +85,8 @@ def table_changed_on_commit(
     """
     public = tuple(public)
     departed = tuple(departed)
-    transaction.on_commit(
-        lambda: publish(table, state, public, seat_regions, departed, own_regions_of),
-        robust=True,
+    transactions.on_commit(
+        lambda: publish(table, state, public, seat_regions, departed, own_regions_of)
     )
 
 
@@ -99,7 +97,7 @@ def chat_changed_on_commit(table: Table) -> None:
         seats = list(table.seats.select_related("user").order_by("position"))
         publish(table, GameState(table, seats), frames.CHAT_REGIONS, False, ())
 
-    transaction.on_commit(publish_chat, robust=True)
+    transactions.on_commit(publish_chat)
 
 
 def seat_changed_on_commit(table: Table, state: GameState, seat: Seat) -> None:
@@ -118,7 +116,7 @@ def seat_changed_on_commit(table: Table, state: GameState, seat: Seat) -> None:
         }
         send([(user_group(table.pk, seat.user_id), message)])
 
-    transaction.on_commit(publish_seat, robust=True)
+    transactions.on_commit(publish_seat)
 
 
 def publish(

@@ -35,11 +35,13 @@ transaction is Django's own.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, DataError, connections, transaction
 from django.db.models import Model
 
@@ -68,6 +70,8 @@ class Waiting:
     params: list[Any]
     done: Callable[[Any], None]  # reads its own result (the cursor is on it)
     inserted: tuple[Model, ...] = ()  # the new rows, whose keys are known once it ran
+    #: Part of the transaction's opening (BEGIN, its settings), not of its work.
+    opening: bool = False
 
 
 def _begun(cursor: Any) -> None:
@@ -83,6 +87,11 @@ class Batch:
         self.waiting: list[Waiting] = []
         #: This batch's last writes go with the transaction's COMMIT (action_transaction).
         self.commits = False
+        #: The transaction's id (PostgreSQL's xid8), read with its first statement.
+        self.xid: int | None = None
+        #: What runs once it commits (``on_commit``), kept in case the COMMIT's
+        #: answer is lost (CommitUnknown).
+        self.hooks: list[Callable[[], Any]] = []
 
     def __call__(self, execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
         """Django's execute wrapper: the waiting writes go in front of ``sql``, in the
@@ -165,6 +174,63 @@ def save_after_what_it_refers_to(instance: Model) -> None:
             setattr(instance, model_field.attname, related.pk)
 
 
+class CommitUnknown(Exception):
+    """The COMMIT went out but its answer never came back (the connection broke):
+    the transaction ``xid`` may or may not have committed. ``hooks`` are what was
+    to run once it did (``on_commit``): ``committed()`` says which, and then they
+    are for the caller to run."""
+
+    def __init__(self, xid: int | None, hooks: list[Callable[[], Any]], using: str) -> None:
+        super().__init__(f"the COMMIT of transaction {xid} got no answer")
+        self.xid = xid
+        self.hooks = hooks
+        self.using = using
+
+    def committed(self, wait: float = 2.0) -> bool | None:
+        """Whether the transaction committed, asked on a fresh connection (PostgreSQL's
+        ``pg_xact_status``); None when that cannot be told (no id, no answer)."""
+        if self.xid is None:
+            return None
+        deadline = time.monotonic() + wait
+        try:
+            with connections[self.using].cursor() as cursor:
+                while True:
+                    cursor.execute("SELECT pg_xact_status(%s::text::xid8)", [str(self.xid)])
+                    row = cursor.fetchone()
+                    status = row[0] if row else None
+                    if status != "in progress" or time.monotonic() > deadline:
+                        break
+                    time.sleep(0.05)  # its backend is still ending it
+        except DatabaseError:
+            return None
+        return {"committed": True, "aborted": False}.get(status)
+
+
+def on_commit(work: Callable[[], Any]) -> None:
+    """``transaction.on_commit(work, robust=True)``, also kept by the action's batch:
+    if the COMMIT's answer is lost but it did commit, the caller runs them
+    (CommitUnknown)."""
+    batch = _batch.get()
+    if batch is not None:
+        batch.hooks.append(work)
+    transaction.on_commit(work, robust=True)
+
+
+def _settings_of_a_move() -> str:
+    """How long a move's statements may wait for a lock and run (settings: milliseconds)."""
+    lock = int(getattr(settings, "MOVE_LOCK_TIMEOUT_MS", 2000))
+    statement = int(getattr(settings, "MOVE_STATEMENT_TIMEOUT_MS", 5000))
+    return f"SET LOCAL lock_timeout = {lock}; SET LOCAL statement_timeout = {statement}"
+
+
+def _read_xid(batch: Batch) -> Callable[[Any], None]:
+    def read(cursor: Any) -> None:
+        row = cursor.fetchone()
+        batch.xid = int(row[0]) if row else None
+
+    return read
+
+
 @contextlib.contextmanager
 def action_transaction(using: str = DEFAULT_DB_ALIAS) -> Iterator[None]:
     """``transaction.atomic()`` whose writes wait in a batch and go together on
@@ -182,27 +248,66 @@ def action_transaction(using: str = DEFAULT_DB_ALIAS) -> Iterator[None]:
             # here opens the transaction all the same. Django turns autocommit back
             # on when the block ends, committed or rolled back.
             connection.connection.autocommit = True
-            batch.waiting.append(Waiting("BEGIN", [], _begun))
+            # Its bounds (a locked table row is waited for 2 s, not for ever) and its
+            # id (in case the COMMIT's answer is lost) go with BEGIN: no round trip
+            # of their own. (Locking the table row gives it an id anyway.)
+            batch.waiting += [
+                Waiting("BEGIN", [], _begun, opening=True),
+                Waiting(_settings_of_a_move(), [], _set, opening=True),
+                Waiting("SELECT pg_current_xact_id()", [], _read_xid(batch), opening=True),
+            ]
             batch.commits = True
         yield
         if batch is not None:
-            _end(batch, connection, ours)
+            _end(batch, connection, ours, using)
 
 
-def _end(batch: Batch, connection: Any, ours: bool) -> None:
+def _set(cursor: Any) -> None:
+    """Two SETs: the second's (empty) result is next."""
+    cursor.cursor.nextset()
+
+
+def _end(batch: Batch, connection: Any, ours: bool, using: str) -> None:
     """Send what waits at the block's end, with the COMMIT where it is ours."""
     if connection.needs_rollback:
         batch.waiting.clear()  # rolled back when the block ends: nothing to send
         return
-    if ours and any(write.done is not _begun for write in batch.waiting):
+    if ours and any(not write.opening for write in batch.waiting):
         # Django's commit then finds the transaction over and sends nothing.
-        batch.flush(then="COMMIT")
+        try:
+            batch.flush(then="COMMIT")
+        except DatabaseError as error:
+            if _answer_lost(error, connection):
+                raise CommitUnknown(batch.xid, list(batch.hooks), using) from error
+            raise  # the database refused a statement: nothing committed
         return
     if ours:
         # Only BEGIN waits: nothing was read or written, no transaction to open or end.
         batch.waiting.clear()
     else:
         batch.flush()
+
+
+def sqlstate_of(error: BaseException) -> str | None:
+    """The SQLSTATE PostgreSQL answered ``error`` with (psycopg's, under Django's
+    wrapping); None when it answered nothing."""
+    seen: BaseException | None = error
+    while seen is not None:
+        sqlstate = getattr(seen, "sqlstate", None)
+        if sqlstate:
+            return str(sqlstate)
+        seen = seen.__cause__
+    return None
+
+
+def _answer_lost(error: DatabaseError, connection: Any) -> bool:
+    """Whether ``error`` leaves unknown what the database did with the string: the
+    connection broke (no answer, or its backend was ended), rather than the database
+    refusing one of its statements (the rest, COMMIT included, then never ran)."""
+    raw = connection.connection
+    sqlstate = sqlstate_of(error)
+    broken = raw is None or raw.closed or getattr(raw, "broken", False)
+    return broken or sqlstate is None or sqlstate.startswith(("08", "57P"))
 
 
 def _starts_the_transaction(connection: Any) -> bool:

@@ -13,7 +13,7 @@ PROBE = (
     " 'opts': settings.DATABASES['default'].get('OPTIONS', {}),"
     " 'layer': settings.CHANNEL_LAYERS['default']['BACKEND'],"
     " 'hosts': settings.CHANNEL_LAYERS['default'].get('CONFIG', {}).get('hosts'),"
-    " 'debug': settings.DEBUG}))"
+    " 'debug': settings.DEBUG}, default=lambda o: o.__qualname__))"
 )
 
 
@@ -40,6 +40,8 @@ def test_database_url_and_redis_url_switch_to_postgresql_and_redis():
         DATABASE_URL="postgres://u@127.0.0.1:5432/x", REDIS_URL="redis://127.0.0.1:6379/0"
     )
     assert settings["db"] == "django.db.backends.postgresql"
+    # A pooled connection is checked as it is handed out (issue 45: ended backends).
+    assert settings["opts"]["pool"]["check"] == "ConnectionPool.check_connection"
     assert settings["layer"] == "config.channel_layers.PipelinedPubSubChannelLayer"
     # redis-py's default pool of 100 fails the 101st socket: the pool is raised.
     assert settings["hosts"] == [{"address": "redis://127.0.0.1:6379/0", "max_connections": 1000}]

@@ -22,6 +22,13 @@ from games.transactions import action_transaction as one_transaction
 from .helpers import bid_all, fresh, started_table
 from .test_queries import BATCHED
 
+#: What opens a move's transaction, in the string of its first statement: BEGIN, its
+#: bounds (a lock waited for 2 s at most), its id (in case the COMMIT's answer is lost).
+OPENING = (
+    "BEGIN; SET LOCAL lock_timeout = 2000; SET LOCAL statement_timeout = 5000; "
+    "SELECT pg_current_xact_id(); SELECT"
+)
+
 
 def _committed() -> bool:
     """Whether this thread's connection is outside any transaction (its last one
@@ -67,7 +74,7 @@ def test_a_play_is_two_round_trips_with_begin_and_commit_in_them() -> None:
     # psycopg sent no BEGIN of its own (the lock's string opens the transaction), and
     # the writes' string closed it: Django's commit found nothing to send.
     (lock, lock_status), *reads, (writes_, status) = sent
-    assert lock.startswith("BEGIN; SELECT") and "FOR NO KEY UPDATE" in lock
+    assert lock.startswith(OPENING) and "FOR NO KEY UPDATE" in lock
     assert lock_status == "INTRANS"
     assert all(not sql.startswith(("BEGIN", "COMMIT")) for sql, _status in reads)
     assert "games_play" in writes_ and writes_.endswith("; COMMIT") and status == "IDLE"
@@ -101,7 +108,7 @@ def test_a_new_deal_s_writes_go_with_the_commit_and_its_frames_render_after_it()
     with mock.patch.object(broadcast, "_render_for_listeners", recorded):
         _statements_of(lambda: actions.next_round(users[0], table.pk, table.version), sent)
     (lock, _status), (round_, _), (deal, status) = sent
-    assert lock.startswith("BEGIN; SELECT") and "FOR NO KEY UPDATE" in lock
+    assert lock.startswith(OPENING) and "FOR NO KEY UPDATE" in lock
     assert "games_round" in round_ and "COMMIT" not in round_
     assert "games_handcard" in deal and "games_table" in deal and deal.endswith("; COMMIT")
     assert status == "IDLE"
