@@ -23,6 +23,7 @@ import re
 import shutil
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -350,4 +351,67 @@ def test_server_killed_mid_game(services: Services) -> None:
         until_version(again, saved["version"] + 1)
     finally:
         again.close()
+    assert services.shell(AUDIT.format(table=table))["audit"] == []
+
+
+def _terminate_backends(database_url: str, stop: threading.Event | None, kills: list[int]) -> None:
+    """End every backend of ``database_url``'s database but our own, every 20 ms until
+    ``stop`` (None: once); the counts go to ``kills``."""
+    import psycopg
+
+    with psycopg.connect(database_url, autocommit=True) as own:
+        while True:
+            row = own.execute(
+                "SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            ).fetchone()
+            kills.append(int(row[0]) if row else 0)
+            if stop is None or stop.is_set():
+                return
+            time.sleep(0.02)
+
+
+def test_backends_terminated_under_moves_answer_no_500(services: Services) -> None:
+    """Fault: PostgreSQL backends ended (pg_terminate_backend from another connection)
+    again and again while two players move, then once more while the server is idle.
+    A move whose connection dies runs again or is refused with a message, never a
+    500; afterwards the pool hands out no dead connection: 0 x 500."""
+    port, _process, _log = services.server()
+    table, players = new_game(services, "pgkill")
+    stop, kills = threading.Event(), []
+    killer = threading.Thread(
+        target=_terminate_backends, args=(services.env["DATABASE_URL"], stop, kills)
+    )
+    moves: list[int] = []
+    killer.start()
+    try:
+        deadline = time.monotonic() + 4
+        while time.monotonic() < deadline:
+            for player in players:
+                status, html = player.request(port, "GET", f"/tables/{table}/")
+                if status != 200:
+                    break  # a page whose connection died under it
+                move = driver.choose_move(MOVES, driver.options_from_page(html))
+                if move is not None:
+                    url = reverse(move.url_name, args=[table])
+                    moves.append(
+                        player.request(port, "POST", url, move.form(page_version(html)))[0]
+                    )
+                    break
+    finally:
+        stop.set()
+        killer.join()
+    assert sum(kills) >= 10, kills  # the fault happened, many times
+    assert moves and 500 not in moves, moves
+    assert set(moves) <= {303, 409, 503}, moves  # done, stale, or "try again"
+    for _ in range(3):  # right after: no page load, no move answers 500
+        status, url, form = one_move(port, table, players)
+        assert status == 303, (url, status, form["_body"][:300])
+    # Once more, the server idle: every pooled connection's backend ended.
+    idle: list[int] = []
+    _terminate_backends(services.env["DATABASE_URL"], None, idle)
+    assert idle[0] >= 1
+    for _ in range(3):
+        status, url, form = one_move(port, table, players)
+        assert status == 303, (url, status, form["_body"][:300])
     assert services.shell(AUDIT.format(table=table))["audit"] == []
