@@ -160,6 +160,9 @@ def next_redis_database(url: str) -> str:
 
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
+#: Seconds a call to Redis from a request (the cache, a move's frames) waits for its
+#: connection or its answer before it fails and the caller falls back.
+REDIS_SOCKET_TIMEOUT = float(os.environ.get("REDIS_SOCKET_TIMEOUT", "0.25"))
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
@@ -181,9 +184,18 @@ if REDIS_URL:
     REDIS_CACHE_URL = os.environ.get("REDIS_CACHE_URL") or next_redis_database(REDIS_URL)
     CACHES = {
         "default": {
-            "BACKEND": "config.redis_cache.SharedRedisCache",
+            # Django's own RedisCache, one connection pool per process, and a
+            # circuit that stops calling a Redis that just failed (config.redis_cache).
+            "BACKEND": "config.redis_cache.CircuitBreakerRedisCache",
             "LOCATION": REDIS_CACHE_URL,
             "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", ""),
+            "OPTIONS": {
+                "pool_class": "config.redis_cache.SharedConnectionPool",
+                # A request never waits long for a stalled Redis (issue 45: redis-py's
+                # default waited 5 s per call before the caller's fallback).
+                "socket_timeout": REDIS_SOCKET_TIMEOUT,
+                "socket_connect_timeout": REDIS_SOCKET_TIMEOUT,
+            },
         }
     }
 else:

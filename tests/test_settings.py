@@ -108,7 +108,13 @@ def test_cache_takes_the_redis_database_after_the_channel_layers():
     assert out.returncode == 0, out.stderr
     found = json.loads(out.stdout)
     assert found["layer"][0]["address"] == "redis://127.0.0.1:6379/5"
-    assert found["cache"]["BACKEND"] == "config.redis_cache.SharedRedisCache"
+    assert found["cache"]["BACKEND"] == "config.redis_cache.CircuitBreakerRedisCache"
+    # One pool per process; a stalled Redis fails a call within a quarter of a second.
+    assert found["cache"]["OPTIONS"] == {
+        "pool_class": "config.redis_cache.SharedConnectionPool",
+        "socket_timeout": 0.25,
+        "socket_connect_timeout": 0.25,
+    }
     assert found["cache"]["LOCATION"] == "redis://127.0.0.1:6379/6"
     # No number means database 0: the cache goes to 1.
     out = run_probe(CACHE_PROBE, REDIS_URL="redis://:pw@redis:6379")
