@@ -415,3 +415,52 @@ def test_backends_terminated_under_moves_answer_no_500(services: Services) -> No
         status, url, form = one_move(port, table, players)
         assert status == 303, (url, status, form["_body"][:300])
     assert services.shell(AUDIT.format(table=table))["audit"] == []
+
+
+def test_chat_and_sign_up_work_while_redis_is_down(services: Services) -> None:
+    """Fault: the Redis server stopped. A chat message is saved and answered (its
+    rate limit counted in the process), and a newcomer signs up and is signed in."""
+    port, _process, _log = services.server()
+    table, players = new_game(services, "rdown")
+    services.redis.stop()
+    try:
+        status, body = players[0].request(
+            port, "POST", reverse("post_chat", args=[table]), {"text": "still here"}
+        )
+        assert status == 303, body[:300]
+        status, html = players[1].request(port, "GET", f"/tables/{table}/")
+        assert status == 200 and "still here" in html
+        newcomer = Browser("none")
+        form = {
+            "username": "rdownnew",
+            "password1": "a-long-pass-93kq",
+            "password2": "a-long-pass-93kq",
+        }
+        status, body = newcomer.request(port, "POST", reverse("signup"), form)
+        assert status == 302, (status, body[:500])
+    finally:
+        services.redis.start()
+
+
+def test_a_stalled_redis_answers_a_page_and_a_move_within_two_seconds(services: Services) -> None:
+    """Fault: the Redis server paused (SIGSTOP): every call to it would wait. A page
+    load and a move are answered within 2 s each (short socket timeouts, then the
+    circuit stops calling it), and the move is saved."""
+    port, _process, _log = services.server()
+    table, players = new_game(services, "rstop")
+    assert services.redis.process is not None
+    pid = services.redis.process.pid
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        for _ in range(2):
+            started = time.monotonic()
+            status, _html = players[0].request(port, "GET", f"/tables/{table}/")
+            assert status == 200
+            assert time.monotonic() - started < 2
+            started = time.monotonic()
+            status, url, form = one_move(port, table, players)
+            assert status == 303, (url, status, form["_body"][:300])
+            assert time.monotonic() - started < 2 * 2  # its page, then its POST
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert services.shell(AUDIT.format(table=table))["audit"] == []
