@@ -15,6 +15,7 @@ the sockets use the minimal RFC 6455 client of ``tests.support.websocket``.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import os
@@ -464,3 +465,113 @@ def test_a_stalled_redis_answers_a_page_and_a_move_within_two_seconds(services: 
     finally:
         os.kill(pid, signal.SIGCONT)
     assert services.shell(AUDIT.format(table=table))["audit"] == []
+
+
+def _post_stale(port: int, table: int, player: Browser, version: int) -> tuple[int, str, float]:
+    """A bid posted with ``version`` (stale): its status, body and seconds."""
+    started = time.monotonic()
+    status, body = player.request(
+        port, "POST", reverse("place_bid", args=[table]), {"version": version, "value": 0}
+    )
+    return status, body, time.monotonic() - started
+
+
+def test_a_held_table_lock_holds_up_neither_its_posts_nor_other_tables(services: Services) -> None:
+    """Fault: another session holds table A's row for the whole test. POSTs to A wait
+    at most the lock timeout each (or, queued behind each other, are answered busy
+    once they waited too long): none hangs, none is a 500. A move of table B on the
+    same process is answered as if A did not exist."""
+    import psycopg
+
+    port, _process, _log = services.server()
+    table_a, players_a = new_game(services, "lockA")
+    table_b, players_b = new_game(services, "lockB")
+    version_a = page_version(players_a[0].request(port, "GET", f"/tables/{table_a}/")[1])
+    with psycopg.connect(services.env["DATABASE_URL"]) as holder:
+        holder.execute("SELECT 1 FROM games_table WHERE id = %s FOR UPDATE", [table_a])
+        results: list[tuple[int, str, float]] = []
+        posters = [
+            threading.Thread(
+                target=lambda p=player: results.append(_post_stale(port, table_a, p, version_a - 1))
+            )
+            for player in (*players_a, *players_a, players_a[0])
+        ]
+        for poster in posters:
+            poster.start()
+        time.sleep(0.3)  # A's POSTs are in, one stuck on the lock, the others queued
+        started = time.monotonic()
+        status, url, form = one_move(port, table_b, players_b)
+        assert status == 303, (url, status, form["_body"][:300])
+        assert time.monotonic() - started < 1.5  # not behind A's 2 s waits
+        for poster in posters:
+            poster.join(30)
+        holder.rollback()
+    assert len(results) == 5
+    for status, body, seconds in results:
+        assert status == 503 and "The table is busy, try again." in body, (status, body[:300])
+        assert seconds < 8
+    # Released: A plays on.
+    status, url, form = one_move(port, table_a, players_a)
+    assert status == 303, (url, status, form["_body"][:300])
+
+
+def test_a_flood_of_posts_from_one_player_is_limited(services: Services) -> None:
+    """Fault: one player fires 60 POSTs at once. Past a few at a time they are
+    refused (429, with a message) before they reach a move thread; nothing changes,
+    and another table's move is answered."""
+    port, _process, _log = services.server()
+    table_a, players_a = new_game(services, "floodA")
+    table_b, players_b = new_game(services, "floodB")
+    version_a = page_version(players_a[0].request(port, "GET", f"/tables/{table_a}/")[1])
+    results: list[tuple[int, str, float]] = []
+    flood = [
+        threading.Thread(
+            target=lambda: results.append(_post_stale(port, table_a, players_a[0], version_a - 1))
+        )
+        for _ in range(60)
+    ]
+    for poster in flood:
+        poster.start()
+    status, url, form = one_move(port, table_b, players_b)
+    for poster in flood:
+        poster.join(30)
+    assert status == 303, (url, status, form["_body"][:300])
+    statuses = [status for status, _body, _seconds in results]
+    assert len(statuses) == 60 and set(statuses) <= {409, 429}, statuses
+    assert statuses.count(429) >= 30, statuses
+    assert all("Too many moves" in body for status, body, _ in results if status == 429)
+    assert page_version(players_a[0].request(port, "GET", f"/tables/{table_a}/")[1]) == version_a
+
+
+def test_sigterm_exits_within_its_grace_with_a_request_stuck(services: Services) -> None:
+    """Fault: a move stuck on a table row another session holds (its lock timeout
+    raised to 30 s for the test), then SIGTERM. The process exits within its
+    grace (config.serve: 2 s), not once the stuck request ends."""
+    import psycopg
+
+    port = free_port()
+    log = services.tmp / f"server-{port}.log"
+    env = {**services.env, "MOVE_LOCK_TIMEOUT_MS": "30000"}
+    process = start_server(port, env, log)
+    services.servers.append(process)
+    table, players = new_game(services, "term")
+    version = page_version(players[0].request(port, "GET", f"/tables/{table}/")[1])
+    with psycopg.connect(services.env["DATABASE_URL"]) as holder:
+        holder.execute("SELECT 1 FROM games_table WHERE id = %s FOR UPDATE", [table])
+        stuck: list[tuple[int, str, float]] = []
+        poster = threading.Thread(
+            target=lambda: stuck.append(_post_stale(port, table, players[0], version)),
+            daemon=True,
+        )
+        poster.start()
+        time.sleep(0.5)  # the POST waits for the lock
+        assert not stuck
+        started = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=10)
+        took = time.monotonic() - started
+        holder.rollback()
+    assert process.returncode is not None and took < 2 + 2, took  # the grace and a margin
+    saved = services.shell(AUDIT.format(table=table))
+    assert saved["version"] == version  # the stuck move was not saved
