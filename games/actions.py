@@ -597,14 +597,23 @@ def preselect_card(
     return table
 
 
-def _mark_preselected(state: GameState, seat: Seat, play: rules.Play | None) -> None:
-    """Make ``play`` the seat's only preselected card (None: none)."""
+def _mark_preselected(
+    state: GameState, seat: Seat, play: rules.Play | None, *, refused: str = ""
+) -> None:
+    """Make ``play`` the seat's only preselected card (None: none); ``refused``: the card
+    whose choice R5 just forbade (its owner is told), else no card is marked so."""
     for hand_card in state.hands.get(seat.pk, []):
         chosen = play is not None and hand_card.card == str(play.card)
         choice = (play.as_ or "") if chosen and play is not None else ""
-        if hand_card.preselected != chosen or hand_card.preselected_as != choice:
+        was_refused = hand_card.card == refused
+        if (hand_card.preselected, hand_card.preselected_as, hand_card.preselect_refused) != (
+            chosen,
+            choice,
+            was_refused,
+        ):
             hand_card.preselected, hand_card.preselected_as = chosen, choice
-            hand_card.save(update_fields=["preselected", "preselected_as"])
+            hand_card.preselect_refused = was_refused
+            hand_card.save(update_fields=["preselected", "preselected_as", "preselect_refused"])
 
 
 def _record_play(state: GameState, seat: Seat | None, play: rules.Play) -> None:
@@ -617,6 +626,8 @@ def _record_play(state: GameState, seat: Seat | None, play: rules.Play) -> None:
         hand_card.preselected, hand_card.preselected_as = False, ""
         fields += ["preselected", "preselected_as"]
     save_fields(hand_card, fields)
+    if seat is not None and state.refused_preselection(seat):
+        _mark_preselected(state, seat, None)  # the refused choice is told no more
     state.hands[key].remove(hand_card)
     state.moved.add(key)
     state.plays.append(
@@ -648,7 +659,7 @@ def _advance(state: GameState) -> None:
         if play is None:
             return
         if play.card not in rules.legal_cards(state.hand_of(seat), state.engine_trick()):
-            _mark_preselected(state, seat, None)
+            _mark_preselected(state, seat, None, refused=str(play.card))
             return
         _record_play(state, seat, play)
     _finish_trick(state)

@@ -107,6 +107,8 @@ class TrickStory:
     # R9: can the winner still make their bid exactly, so that the bonus counts?
     bonus_counts: bool = False
     winner_is_ghost: bool = False
+    # Every trick of the round is played: whether the bonus counts is settled.
+    round_over: bool = False
 
     @property
     def destroyed(self) -> bool:
@@ -118,9 +120,11 @@ def story(
     plays: Sequence[Play],
     names: dict[int, str],
     bid_counts: dict[int | None, bool],
+    round_over: bool = False,
 ) -> TrickStory | None:
     """The story of a complete trick. ``bid_counts``: seat id -> can that seat still make its
-    bid exactly (rules.exact_bid_possible), for whether the trick's bonus still counts.
+    bid exactly (rules.exact_bid_possible), for whether the trick's bonus still counts;
+    ``round_over``: no trick of the round is left, so that is settled.
     """
     if not trick.complete or not plays:
         return None
@@ -149,6 +153,7 @@ def story(
         # R8: the ghost never scores, so its bonus never counts.
         bonus_counts=won and winner_seat is not None and bid_counts.get(winner_seat, False),
         winner_is_ghost=won and winner_seat is None,
+        round_over=round_over,
     )
 
 
@@ -166,10 +171,17 @@ def bids_still_exact(state: GameState) -> dict[int | None, bool]:
     }
 
 
+def round_over(state: GameState) -> bool:
+    """Every trick of the current round is complete."""
+    if state.round is None:
+        return False
+    return sum(1 for t in state.tricks if t.complete) == state.round.cards_dealt
+
+
 def round_stories(state: GameState, names: dict[int, str]) -> list[TrickStory]:
     """Every complete trick of the current round, in order."""
-    counts = bids_still_exact(state)
-    stories = (story(t, state.plays_of(t), names, counts) for t in state.tricks)
+    counts, over = bids_still_exact(state), round_over(state)
+    stories = (story(t, state.plays_of(t), names, counts, over) for t in state.tricks)
     return [s for s in stories if s is not None]
 
 
@@ -177,7 +189,7 @@ def current_story(state: GameState, names: dict[int, str]) -> TrickStory | None:
     trick = state.trick
     if trick is None or not trick.complete:
         return None
-    return story(trick, state.plays, names, bids_still_exact(state))
+    return story(trick, state.plays, names, bids_still_exact(state), round_over(state))
 
 
 def bonus_captures(state: GameState, names: dict[int, str]) -> dict[int, list[str]]:

@@ -257,6 +257,19 @@ def render_snapshot(state: GameState, seat: Seat) -> str:
         return _render(ALL_REGIONS, context)
 
 
+def render_refusal(state: GameState, seat: Seat, message: str) -> str:
+    """A refused action's answer to its actor: every region of the seat (a stale page
+    catches up) and the error line saying why."""
+    with translation.override(language_of(seat.user)):
+        context = {
+            **presenter.public_context(state),
+            **presenter.seat_context(state, seat),
+            **PUSHED,
+            "error": message,
+        }
+        return _render((*ALL_REGIONS, "error"), context)
+
+
 def render_chat(state: GameState, seat: Seat) -> str:
     """The chat log alone, for one seat (the answer to a chat message)."""
     with translation.override(language_of(seat.user)):

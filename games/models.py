@@ -199,6 +199,9 @@ class HandCard(models.Model):
     preselected_as = models.CharField(
         max_length=6, blank=True, default="", verbose_name=_("preselected as")
     )  # the Tigress's choice
+    # Chosen in advance, but R5 forbade it when the turn came: its owner is told so
+    # (their status line) until they play or choose again.
+    preselect_refused = models.BooleanField(default=False, verbose_name=_("next card refused"))
 
     class Meta:
         verbose_name = _("hand card")

@@ -136,9 +136,18 @@ def pushed(region: Split, ids: list[str], version: int) -> str:
 
     The mark ``data-part`` is the server's (to split a render); the page never reads
     it, so a pushed part goes without its own (the parts inside it keep theirs), and
-    without a line break between parts (each is a block: a list item, a table row)."""
+    without a line break between parts (each is a block: a list item, a table row).
+
+    Each part goes inside a ``<template>``: a frame is parsed as HTML5 parses a
+    fragment in a <body>, where a ``<tr>`` (a score sheet's row) outside its table
+    is dropped, and a template's content keeps any element. htmx swaps the
+    out-of-band elements it finds in a template (static/js/live.js sends socket
+    frames through the same swap)."""
     marked = f' hx-swap-oob="morph" data-version="{version}"'
-    return "".join(_whole(region, ident, version).replace(" data-part", marked, 1) for ident in ids)
+    return "".join(
+        f"<template>{_whole(region, ident, version).replace(' data-part', marked, 1)}</template>"
+        for ident in ids
+    )
 
 
 def _whole(region: Split, ident: str, version: int) -> str:
@@ -158,12 +167,16 @@ _OPENING = re.compile(r"<([a-z0-9]+)\b[^>]*>")
 
 
 def elements(html: str) -> list[tuple[str, str]]:
-    """The top-level elements of a frame, (id, HTML) each: what htmx swaps by id."""
+    """The top-level elements of a frame, (id, HTML) each: what htmx swaps by id (the
+    element inside a part's ``<template>``, see ``pushed``)."""
     found: list[tuple[str, str]] = []
     at = 0
     while (opening := _OPENING.search(html, at)) is not None:
         end = end_of(html, opening.group(1), opening.end())
-        ident = _ID.search(opening.group(0))
-        found.append((ident.group(1) if ident else "", html[opening.start() : end]))
+        if opening.group(1) == "template":
+            found += elements(html[opening.end() : end - len("</template>")])
+        else:
+            ident = _ID.search(opening.group(0))
+            found.append((ident.group(1) if ident else "", html[opening.start() : end]))
         at = end
     return found

@@ -547,6 +547,7 @@ def seat_context(state: GameState, me: Seat, *, origin: str = "") -> dict[str, A
         "headline": headline,
         "ghost_play": explanations.ghost_announcement(state) if phase else "",
         "my_bid": my_bid.value if my_bid is not None else None,
+        "refused_next": _refused_next(state, me, own),
         # Built when a region shows them: a frame with the status line alone skips them.
         "hand": SimpleLazyObject(lambda: _hand(state, me, own)),
         "next_card": SimpleLazyObject(lambda: _next_card(state, me, own)),
@@ -555,6 +556,21 @@ def seat_context(state: GameState, me: Seat, *, origin: str = "") -> dict[str, A
         "rematch": SimpleLazyObject(
             lambda: rematch_context(table, me, state.seats, lambda: _proposal(state))
         ),
+    }
+
+
+def _refused_next(state: GameState, me: Seat, own: list[rules.Card]) -> str:
+    """The seat's own note that the card it chose in advance was not allowed when its
+    turn came (R5), with the reason; "" when there is none."""
+    code = state.refused_preselection(me)
+    if not code:
+        return ""
+    reason = explanations.unplayable_reasons(own, state.plays).get(code, "")
+    # After the colon the reason goes on the sentence: "you must follow green" (each
+    # language's reason starts with a pronoun written small there: du, vous, debes).
+    return _("Your chosen card (%(card)s) could not be played: %(reason)s. Choose again.") % {
+        "card": card_name(code, ""),
+        "reason": reason[:1].lower() + reason[1:],
     }
 
 

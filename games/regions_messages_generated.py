@@ -6,6 +6,8 @@ from django.utils.translation import gettext_noop, ngettext_lazy
 # fmt: off
 MESSAGES = [
     gettext_noop("%(name)s never scores: this bonus counts for nobody."),
+    gettext_noop("It counts: %(name)s made the bid exactly."),
+    gettext_noop("It does not count: %(name)s did not make the bid exactly."),
     gettext_noop("It counts if %(name)s makes the bid exactly, which is still possible."),
     gettext_noop("It will not count: %(name)s can no longer make the bid exactly."),
     gettext_noop("Trick %(n)s: destroyed"),
@@ -70,6 +72,8 @@ MESSAGES = [
     gettext_noop("Leave and cancel the game"),
     gettext_noop("Close this table"),
     gettext_noop("Leave"),
+    gettext_noop("That did not go through. Try again in a moment."),
+    gettext_noop("The server could not be reached. Check your connection and try again."),
     gettext_noop("Your hand"),
     gettext_noop("next"),
     gettext_noop("Cards are dealt when the host starts the game."),

@@ -144,6 +144,13 @@ class GameState:
                 return rules.Play(rules.card(hand_card.card), as_=hand_card.preselected_as or None)
         return None
 
+    def refused_preselection(self, seat: Seat) -> str:
+        """The card this seat chose in advance that R5 forbade when its turn came ("")."""
+        for hand_card in self.hands.get(seat.pk, []):
+            if hand_card.preselect_refused:
+                return hand_card.card
+        return ""
+
     def legal_cards(self, seat: Seat) -> set[str]:
         """Codes of the cards this seat may play now (empty when it's not their turn)."""
         if self.seat_to_play() != seat:

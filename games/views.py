@@ -6,9 +6,10 @@ Every POST view parses its form, calls ONE function of games.actions and then:
 - htmx POST: 200 with the actor's own frame, the very one its socket gets
   (games.frames: the regions the move changed, as out-of-band swaps), and
   ``HX-Reswap: none``: nothing else of the page is replaced;
-- ActionError: the whole ``#table-content`` fragment (htmx) or the full page
-  (plain POST) with the error's message, answered with the error's status (409
-  for a stale version), so a stale page catches up at once.
+- ActionError: answered with the error's status (409 for a stale version) and
+  the error's message: for htmx, a frame as above with every region of the
+  actor's seat and the error line (so a stale page catches up at once, and no
+  answer ever replaces the page); for a plain POST, the full page.
 """
 
 from __future__ import annotations
@@ -65,12 +66,9 @@ def _get_table(table_id: int) -> Table | None:
 
 def _error_page(request: HttpRequest, status: int, message: str) -> HttpResponse:
     template = {403: "403.html", 404: "404.html"}.get(status, "400.html")
-    response = render(request, template, {"message": message}, status=status)
-    if request.htmx:
-        # Swap the whole page in: there is no table region to show it in.
-        response["HX-Retarget"] = "body"
-        response["HX-Reswap"] = "innerHTML"
-    return response
+    # From htmx, the page keeps what it shows: static/js/live.js puts the page's
+    # message (its role="alert") into the table's error line.
+    return render(request, template, {"message": message}, status=status)
 
 
 def _not_found(request: HttpRequest) -> HttpResponse:
@@ -108,7 +106,25 @@ def _fail(request: HttpRequest, table_id: int, message: str, status: int) -> Htt
     table = _get_table(table_id)
     if table is None or status == 404:
         return _error_page(request, 404, message)
-    return _render_table(request, table, error=message, status=status, fragment=bool(request.htmx))
+    if request.htmx:
+        return _refusal_frame(request, table, message, status)
+    return _render_table(request, table, error=message, status=status)
+
+
+def _refusal_frame(request: HttpRequest, table: Table, message: str, status: int) -> HttpResponse:
+    """A refused action's htmx answer: the actor's whole table and the reason, out of band."""
+    state = load_state(table)
+    seat = state.seat_of(request.user.pk)
+    if seat is None:
+        return _not_seated(request)
+    return _frame_response(frames.render_refusal(state, seat, message), status)
+
+
+def _frame_response(html: str, status: int = 200) -> HttpResponse:
+    """A frame as an htmx answer: its out-of-band regions only, nothing else replaced."""
+    response = HttpResponse(html, status=status)
+    response["HX-Reswap"] = "none"
+    return response
 
 
 def _posted_version(request: HttpRequest) -> str:
@@ -158,9 +174,7 @@ def _actor_frame(request: HttpRequest, table_id: int, done: Any, html: str | Non
         else:
             html = frames.render_snapshot(state, seat)
     # (An earlier refusal's reason is cleared by the page itself: static/js/live.js.)
-    response = HttpResponse(html)
-    response["HX-Reswap"] = "none"
-    return response
+    return _frame_response(html)
 
 
 def _parsed[F: forms.Form](form_class: type[F], request: HttpRequest) -> F:
@@ -366,10 +380,12 @@ def leave_table(request: HttpRequest, table_id: int) -> HttpResponse:
         return _fail(request, table_id, error.message, error.status)
     if left.status == Table.Status.CANCELLED and left.seats.filter(user=request.user).exists():
         # Cancelled for everyone: the leaver still sees the table, marked cancelled.
-        url = reverse("table", args=[table_id])
         if request.htmx:
-            return _render_table(request, left, fragment=True)
-        return _see_other(url)
+            state = load_state(left)
+            seat = state.seat_of(request.user.pk)
+            assert seat is not None  # still seated, as checked above
+            return _frame_response(frames.render_snapshot(state, seat))
+        return _see_other(reverse("table", args=[table_id]))
     messages.success(request, _("You left table #%(id)d.") % {"id": table_id})
     url = reverse("home")
     if request.htmx:

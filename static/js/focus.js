@@ -20,11 +20,15 @@
       if (name === "open" && mutation === "remove" && element.tagName === "DETAILS") return false;
       return true;
     };
-    // The chat box is the viewer's own text.
+    // The chat box is the viewer's own text, and so is a field the viewer is in.
+    // (Not idiomorph's ignoreActiveValue: it leaves the focused element's children
+    // alone whatever it is, so a just-clicked button kept its old words while its
+    // form became another: "Propose a rematch" posting a withdrawal.)
     callbacks.beforeNodeMorphed = function (oldNode) {
-      return !(oldNode.nodeType === 1 && oldNode.id === "chat-text");
+      if (oldNode.nodeType !== 1) return true;
+      if (oldNode.id === "chat-text") return false;
+      return !(oldNode === document.activeElement && /^(INPUT|TEXTAREA|SELECT)$/.test(oldNode.tagName));
     };
-    window.Idiomorph.defaults.ignoreActiveValue = true;
   }
 
   // The next sensible control, in order of what a player does next.

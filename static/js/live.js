@@ -23,17 +23,25 @@
  *    post a stale version, refused with 409).
  * 5. A refusal's reason (#error, from a 4xx answer) goes when this page sends its
  *    next action: that action's own answer says what happened to it. Cleared
- *    here, as the request starts, not by the answer: when the push overtakes the
- *    answer and removes the form that posted (a bid's), that form is out of the
- *    document and htmx neither swaps the answer's out-of-band regions nor lets its
- *    events reach the document, so the old reason would stay beside the made move.
+ *    here, as the request starts, not by the answer.
+ * 6. One way in for every frame. A socket message and an action's own answer
+ *    (a frame too: HX-Reswap none) are applied by htmx.swap (htmx's public API)
+ *    with no swap of their own, so only their out-of-band elements land, each
+ *    found in the document. Two things this gives that the ws extension's own
+ *    loop and htmx's answer handling do not: a part wrapped in <template> (a
+ *    score sheet's row, which an HTML parser drops outside a table: games.parts)
+ *    is opened and swapped, and an answer whose form a push already removed is
+ *    still looked up in the document, not in the removed form's subtree (where
+ *    htmx found no #status and logged htmx:oobErrorNoTarget).
+ * 7. An answer that is not a frame (a 403 page, a 500, a rate limit) never
+ *    replaces anything: its message (the answer's role="alert", else a sentence
+ *    of the page's own) goes into the error line, and so does a network failure.
  */
 (function () {
   "use strict";
 
   var SNAPSHOT = JSON.stringify({ type: "snapshot" });
   var RETRIED_CODES = [1006, 1011, 1012, 1013]; // htmx's ws extension reconnects on these
-  var shownVersion = 0;
 
   function number(element, name) {
     var v = element && element.getAttribute ? parseInt(element.getAttribute(name), 10) : NaN;
@@ -100,10 +108,54 @@
     if (error) error.replaceChildren();
   });
 
-  // An action's own answer (the actor's frame, swapped out of band).
-  document.addEventListener("htmx:afterRequest", function (evt) {
-    var xhr = evt.detail && evt.detail.xhr;
-    if (xhr && evt.detail.successful && xhr.responseText) carryForward(parse(xhr.responseText));
+  function applyFrame(html) {
+    htmx.swap(document.body, html, { swapStyle: "none" });
+  }
+
+  function showError(text) {
+    var error = document.getElementById("error");
+    if (!error || !text) return;
+    var line = document.createElement("p");
+    line.className = "alert alert--error";
+    line.setAttribute("role", "alert");
+    line.textContent = text;
+    error.replaceChildren(line);
+  }
+
+  function messageOf(html) {
+    var tpl = document.createElement("template");
+    tpl.innerHTML = typeof html === "string" ? html : "";
+    var alert = tpl.content.querySelector("[role=alert]");
+    return alert ? alert.textContent.trim() : "";
+  }
+
+  function pageText(name) {
+    var error = document.getElementById("error");
+    return error ? error.getAttribute(name) || "" : "";
+  }
+
+  // An action's own answer: its frame (the regions it changed, or on a refusal the
+  // whole table with the reason), or an error page whose message is shown.
+  document.addEventListener("htmx:beforeSwap", function (evt) {
+    var detail = evt.detail || {};
+    var xhr = detail.xhr;
+    if (!xhr || !document.getElementById("error")) return;
+    if (xhr.getResponseHeader("HX-Reswap") === "none") {
+      detail.shouldSwap = false;
+      if (!xhr.responseText) return;
+      applyFrame(xhr.responseText);
+      if (xhr.status < 400) carryForward(parse(xhr.responseText));
+      return;
+    }
+    if (xhr.status >= 400) {
+      detail.shouldSwap = false;
+      showError(messageOf(xhr.responseText) || pageText("data-failed-text"));
+    }
+  });
+
+  // No answer at all (the network, or a server that is down).
+  document.addEventListener("htmx:sendError", function () {
+    showError(pageText("data-offline-text"));
   });
 
   document.addEventListener("htmx:oobBeforeSwap", function (evt) {
@@ -131,19 +183,23 @@
     el.hidden = false;
   }
 
-  document.addEventListener("htmx:wsBeforeMessage", function () {
-    // What the page shows now, HTTP responses' swaps included.
-    shownVersion = pageVersion();
-  });
-
-  document.addEventListener("htmx:wsAfterMessage", function (evt) {
+  // A socket message: applied here (6), not by the ws extension, which is told so by
+  // cancelling its event. The extension's own "after" event is then sent from here,
+  // once the message is in the page, for the page's other scripts (table.js,
+  // focus.js, turn.js) as before.
+  document.addEventListener("htmx:wsBeforeMessage", function (evt) {
     var detail = evt.detail || {};
+    evt.preventDefault();
+    // What the page shows now, HTTP responses' swaps included.
+    var shown = pageVersion();
+    applyFrame(detail.message);
     var children = parse(detail.message);
     var received = versionOf(children);
     carryForward(children);
-    if (received > shownVersion + 1 && shownVersion >= 0 && !isFull(children, REGIONS)) {
+    if (received > shown + 1 && shown >= 0 && !isFull(children, REGIONS)) {
       if (detail.socketWrapper) detail.socketWrapper.send(SNAPSHOT);
     }
+    htmx.trigger(evt.target, "htmx:wsAfterMessage", detail);
   });
 
   document.addEventListener("htmx:wsOpen", function () {

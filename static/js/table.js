@@ -126,7 +126,9 @@
   // A sent chat message empties the box (the answer does not replace the form).
   document.addEventListener("htmx:afterRequest", function (event) {
     var form = event.detail && event.detail.elt;
-    if (form && form.classList && form.classList.contains("chat__form") && event.detail.successful) {
+    var xhr = event.detail && event.detail.xhr;
+    // (A refusal is answered 4xx, which the page's htmx config does not call an error.)
+    if (form && form.classList && form.classList.contains("chat__form") && xhr && xhr.status < 300) {
       form.reset();
     }
   });

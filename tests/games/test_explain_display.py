@@ -127,7 +127,10 @@ def test_r9_bonus_shown_with_whether_it_still_counts_and_in_the_round_summary():
     trick = text(region(html, "trick"))
     winner = name_of_player(table, "SK")
     assert "Pirate captured by Skull King: +30" in trick
-    assert f"It counts if {winner} makes the bid exactly, which is still possible." in trick
+    # The round's only trick is played: whether the bonus counts is settled, not
+    # "still possible" (issue 44: the old sentence stayed after the round's end).
+    assert f"It counts: {winner} made the bid exactly." in trick
+    assert "still possible" not in trick
     # The round summary names the capture that made the bonus (R9), base and bonus apart.
     scores = region(html, "scores")
     row = re.search(
@@ -140,14 +143,32 @@ def test_r9_bonus_shown_with_whether_it_still_counts_and_in_the_round_summary():
     assert "-10 + 0 = -10" in text(scores)
 
 
-def test_r9_bonus_that_can_no_longer_count():
+def test_r9_bonus_that_did_not_count_once_the_round_is_over():
     cards = ["SK", "PIR1", "G5"]
     # The Skull King's player is the round's opener (seat index 1): bids in seat order.
     table, users = scripted_round([[c] for c in cards], bids=[0, 0, 0])
     table = play_script(table, cards)
     trick = text(region(page(users[0], table), "trick"))
     winner = name_of_player(table, "SK")
-    assert f"It will not count: {winner} can no longer make the bid exactly." in trick
+    assert f"It does not count: {winner} did not make the bid exactly." in trick
+
+
+@pytest.mark.parametrize(
+    ("bid", "sentence"),
+    [
+        (2, "It counts if {winner} makes the bid exactly, which is still possible."),
+        (0, "It will not count: {winner} can no longer make the bid exactly."),
+    ],
+)
+def test_r9_a_bonus_in_the_middle_of_the_round_says_whether_it_still_can_count(
+    bid: int, sentence: str
+) -> None:
+    """Round 2, after its first trick: the winner's bid is still open, or already missed."""
+    hands = [["SK", "G2"], ["PIR1", "G3"], ["G5", "G4"]]
+    table, users = scripted_round(hands, round_number=2, bids=[bid, bid, bid])
+    table = play_script(table, ["SK", "PIR1", "G5"])
+    trick = text(region(page(users[0], table), "trick"))
+    assert sentence.format(winner=name_of_player(table, "SK")) in trick
 
 
 def test_r5_lead_suit_and_winning_mark_change_as_cards_land():

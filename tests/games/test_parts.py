@@ -30,7 +30,8 @@ def test_a_changed_part_alone_is_sent_with_its_version_and_swapped_by_id() -> No
     assert parts.changed_parts(parts.split(SEATS_BEFORE), after) == ["seats-seat-2"]
     sent = parts.pushed(after, ["seats-seat-2"], 5)
     assert sent == (
-        '<li id="seats-seat-2" hx-swap-oob="morph" data-version="5"><div>Bob</div> 2 cards</li>'
+        '<template><li id="seats-seat-2" hx-swap-oob="morph" data-version="5">'
+        "<div>Bob</div> 2 cards</li></template>"
     )
 
 
@@ -76,8 +77,8 @@ def test_a_part_inside_a_part_goes_alone_when_only_it_changed() -> None:
     )
     assert parts.changed_parts(before, after) == ["past-trick-1-bonus"]
     assert parts.pushed(after, ["past-trick-1-bonus"], 8) == (
-        '<p id="past-trick-1-bonus" hx-swap-oob="morph" data-version="8">'
-        "It will not count: Ann makes it.</p>"
+        '<template><p id="past-trick-1-bonus" hx-swap-oob="morph" data-version="8">'
+        "It will not count: Ann makes it.</p></template>"
     )
 
 
@@ -87,9 +88,10 @@ def test_a_part_that_goes_whole_carries_the_parts_inside_it() -> None:
     after = parts.split(changed.replace('"7"', '"8"'))
     assert parts.changed_parts(before, after) == ["past-trick-1"]  # not its sentence again
     assert parts.pushed(after, ["past-trick-1"], 8) == (
-        '<li id="past-trick-1" hx-swap-oob="morph" data-version="8">'
+        '<template><li id="past-trick-1" hx-swap-oob="morph" data-version="8">'
         "<p>Trick 1: Cid wins</p>"
-        '<p id="past-trick-1-bonus" data-part data-version="8">It counts if Cid makes it.</p></li>'
+        '<p id="past-trick-1-bonus" data-part data-version="8">It counts if Cid makes it.</p>'
+        "</li></template>"
     )
 
 
@@ -137,7 +139,8 @@ def test_parts_go_together_without_the_server_s_mark() -> None:
     sent = parts.pushed(after, ["seats-seat-1", "seats-seat-2"], 5)
     assert "data-part" not in sent
     assert sent == (
-        '<li id="seats-seat-1" hx-swap-oob="morph" data-version="5"><div><div>Ann</div></div>'
-        " 2 cards</li>"
-        '<li id="seats-seat-2" hx-swap-oob="morph" data-version="5"><div>Bob</div> 2 cards</li>'
+        '<template><li id="seats-seat-1" hx-swap-oob="morph" data-version="5">'
+        "<div><div>Ann</div></div> 2 cards</li></template>"
+        '<template><li id="seats-seat-2" hx-swap-oob="morph" data-version="5">'
+        "<div>Bob</div> 2 cards</li></template>"
     )

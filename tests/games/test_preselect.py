@@ -76,6 +76,27 @@ def test_r5_a_chosen_card_that_became_illegal_is_not_played_and_the_choice_dropp
     assert chosen(table, other) == []
 
 
+DROPPED = "Your chosen card (Yellow 9) could not be played: you must follow green. Choose again."
+
+
+def test_r5_r4_a_dropped_choice_is_told_to_its_owner_alone_until_they_play() -> None:
+    """Issue 44: the dropped card was dropped without a word to its owner."""
+    table, (lead, other) = round_two({0: ["G5", "Y3"], 1: ["G7", "Y9"]})
+    table = actions.preselect_card(other, table.pk, table.version, "Y9")
+    table = actions.play_card(lead, table.pk, table.version, "G5")  # green led: must follow
+    pushed = frames.render_frames(state_of(table), frames.PUBLIC_REGIONS)
+    assert DROPPED in pushed[other.pk]
+    assert "Yellow 9" not in pushed[lead.pk] and "chosen card" not in pushed[lead.pk]  # R4
+    owner, leader = Client(), Client()
+    owner.force_login(other)
+    leader.force_login(lead)
+    url = reverse("table", args=[table.pk])
+    assert DROPPED in owner.get(url).content.decode()  # a reload still says it
+    assert "chosen card" not in leader.get(url).content.decode()
+    table = actions.play_card(other, table.pk, table.version, "G7")
+    assert "chosen card" not in owner.get(url).content.decode()
+
+
 def test_r11_the_next_leader_plays_its_chosen_card_when_the_host_moves_on() -> None:
     table, (host, other) = round_two({0: ["G5", "Y3"], 1: ["G7", "Y9"]})
     table = actions.play_card(host, table.pk, table.version, "G5")
