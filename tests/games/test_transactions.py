@@ -54,7 +54,8 @@ def _statements_of(action: Any, sent: list[tuple[str, str]] | None = None) -> li
         try:
             return execute(cursor, query, *args, **kwargs)
         finally:
-            sent.append((str(query), cursor.connection.info.transaction_status.name))
+            if str(query):  # not the pool's check of a connection it hands out (empty)
+                sent.append((str(query), cursor.connection.info.transaction_status.name))
 
     with mock.patch.object(psycopg.ClientCursor, "execute", recording):
         action()

@@ -372,6 +372,7 @@ def _terminate_backends(database_url: str, stop: threading.Event | None, kills: 
             time.sleep(0.02)
 
 
+@pytest.mark.thorough  # 4 s of kills, 30-45 s in all on a loaded machine
 def test_backends_terminated_under_moves_answer_no_500(services: Services) -> None:
     """Fault: PostgreSQL backends ended (pg_terminate_backend from another connection)
     again and again while two players move, then once more while the server is idle.
