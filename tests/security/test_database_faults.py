@@ -1,11 +1,10 @@
 """PostgreSQL faults under a move (issue 45): none of them answers 500.
 
-Each test injects one fault into the real database and plays through the views,
+(Backends terminated, idle and under moves, are in tests/security/test_faults.py:
+the pool of a real server process, not the test process's.) Each test injects one
+fault into the real database and plays through the views,
 as a browser does (Django's test client, its 500s returned rather than raised):
 
-- backends terminated (``pg_terminate_backend`` from another connection) while the
-  pool's connections sit idle (under moves, in a real server process:
-  tests/security/test_faults.py);
 - a COMMIT whose answer is lost (the move's backend terminated right after its
   COMMIT ran, before the answer was read): the move is answered as done and its
   frames are sent;
@@ -103,23 +102,6 @@ def trigger(killer: psycopg.Connection[Any]) -> Iterator[Any]:
         killer.execute("DROP TRIGGER IF EXISTS fault_inject ON games_bid")
         killer.execute("DROP FUNCTION IF EXISTS fault_inject()")
         killer.execute("DROP SEQUENCE IF EXISTS fault_calls")
-
-
-# -- backends terminated -------------------------------------------------------------
-
-
-def test_backends_terminated_while_idle_fail_no_request(killer) -> None:
-    """Fault: every pooled connection's backend ended while the process sits idle.
-    The pool checks a connection before handing it out: no request answers 500."""
-    table, users = started_table(2)
-    client = _client(users[0])
-    assert client.get(reverse("table", args=[table.pk])).status_code == 200
-    connection.close()  # the test's own connection back to the pool too
-    assert _terminate_every_other_backend(killer) >= 1
-    statuses = [client.get(reverse("table", args=[table.pk])).status_code for _ in range(3)]
-    assert statuses == [200, 200, 200]
-    assert _bid(client, Table.objects.get(pk=table.pk)).status_code == 303
-    assert Bid.objects.filter(seat__user=users[0]).exists()
 
 
 # -- a COMMIT whose answer is lost ---------------------------------------------------

@@ -576,3 +576,23 @@ def test_sigterm_exits_within_its_grace_with_a_request_stuck(services: Services)
     assert process.returncode is not None and took < 2 + 2, took  # the grace and a margin
     saved = services.shell(AUDIT.format(table=table))
     assert saved["version"] == version  # the stuck move was not saved
+
+
+def test_backends_terminated_while_the_server_is_idle_answer_no_500(services: Services) -> None:
+    """Fault: every backend of the server's pooled connections ended
+    (pg_terminate_backend from another connection) while it sits idle. The pool
+    checks each connection as it hands it out: the next page loads and moves
+    answer as usual, none 500."""
+    port, _process, _log = services.server()
+    table, players = new_game(services, "pgidle")
+    for _ in range(2):
+        status, url, form = one_move(port, table, players)
+        assert status == 303, (url, status, form["_body"][:300])
+    ended: list[int] = []
+    _terminate_backends(services.env["DATABASE_URL"], None, ended)
+    assert ended[0] >= 1
+    pages = [players[0].request(port, "GET", f"/tables/{table}/")[0] for _ in range(3)]
+    assert pages == [200, 200, 200]
+    for _ in range(3):
+        status, url, form = one_move(port, table, players)
+        assert status == 303, (url, status, form["_body"][:300])
