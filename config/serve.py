@@ -204,10 +204,13 @@ def main(argv: list[str] | None = None) -> None:
         signal.signal(stop_signal, _stop)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     server = QuietServer(server_config(args))
-    server.run()
-    if not server.started:
-        sys.exit(1)  # the port was taken, or the application failed to load
-    exit_now()
+    try:
+        # uvicorn raises the stop signal again once it has stopped: _stop's SystemExit.
+        server.run()
+    finally:
+        if server.started:
+            exit_now()
+    sys.exit(1)  # never started: the port was taken, or the application failed to load
 
 
 def exit_now() -> None:

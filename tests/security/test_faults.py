@@ -545,27 +545,23 @@ def test_a_flood_of_posts_from_one_player_is_limited(services: Services) -> None
 
 
 def test_sigterm_exits_within_its_grace_with_a_request_stuck(services: Services) -> None:
-    """Fault: a move stuck on a table row another session holds (its lock timeout
-    raised to 30 s for the test), then SIGTERM. The process exits within its
-    grace (config.serve: 2 s), not once the stuck request ends."""
+    """Fault: a page load stuck (another session holds the tables' table locked, and
+    a page's read has no lock timeout), then SIGTERM. The process exits within its
+    grace (config.serve: 2 s), not once the stuck request ends: Python's exit
+    waited for the request thread (issue 45: 14 s with a stalled Redis)."""
     import psycopg
 
-    port = free_port()
-    log = services.tmp / f"server-{port}.log"
-    env = {**services.env, "MOVE_LOCK_TIMEOUT_MS": "30000"}
-    process = start_server(port, env, log)
-    services.servers.append(process)
+    port, process, _log = services.server()
     table, players = new_game(services, "term")
-    version = page_version(players[0].request(port, "GET", f"/tables/{table}/")[1])
     with psycopg.connect(services.env["DATABASE_URL"]) as holder:
-        holder.execute("SELECT 1 FROM games_table WHERE id = %s FOR UPDATE", [table])
-        stuck: list[tuple[int, str, float]] = []
-        poster = threading.Thread(
-            target=lambda: stuck.append(_post_stale(port, table, players[0], version)),
+        holder.execute("LOCK TABLE games_table IN ACCESS EXCLUSIVE MODE")
+        stuck: list[tuple[int, str]] = []
+        loader = threading.Thread(
+            target=lambda: stuck.append(players[0].request(port, "GET", f"/tables/{table}/")),
             daemon=True,
         )
-        poster.start()
-        time.sleep(0.5)  # the POST waits for the lock
+        loader.start()
+        time.sleep(0.5)  # the page waits for the lock
         assert not stuck
         started = time.monotonic()
         process.send_signal(signal.SIGTERM)
@@ -574,8 +570,6 @@ def test_sigterm_exits_within_its_grace_with_a_request_stuck(services: Services)
         took = time.monotonic() - started
         holder.rollback()
     assert process.returncode is not None and took < 2 + 2, took  # the grace and a margin
-    saved = services.shell(AUDIT.format(table=table))
-    assert saved["version"] == version  # the stuck move was not saved
 
 
 def test_backends_terminated_while_the_server_is_idle_answer_no_500(services: Services) -> None:
