@@ -66,6 +66,9 @@ from channels_redis.pubsub import (
     RedisPubSubLoopLayer,
     RedisSingleShardConnection,
 )
+from django.conf import settings
+
+from config.redis_cache import Circuit, circuit_for
 
 logger = logging.getLogger(__name__)
 
@@ -121,9 +124,18 @@ class PipelinedPubSubChannelLayer(RedisPubSubChannelLayer):
             script = self._scripts.get(shard)
             if script is None:
                 host = dict(self._names._shards[shard].host)
+                # Called from a move's thread: a stalled Redis fails it fast (issue 45),
+                # and the move's frames are healed by the next snapshot.
+                timeout = float(getattr(settings, "REDIS_SOCKET_TIMEOUT", 0.25))
+                host.setdefault("socket_timeout", timeout)
+                host.setdefault("socket_connect_timeout", timeout)
                 client = redis.Redis.from_url(host.pop("address"), **host)
                 script = self._scripts[shard] = client.register_script(PUBLISH_ELSEWHERE)
             return script
+
+    def _circuit(self, shard: int) -> Circuit:
+        """The process's circuit for the shard's Redis (config.redis_cache)."""
+        return circuit_for(str(self._names._shards[shard].host["address"]))
 
     def publish_many(self, messages: list[tuple[str, dict[str, Any]]]) -> None:
         """``group_send`` each (group, message) from a thread: to this process's sockets
@@ -142,7 +154,7 @@ class PipelinedPubSubChannelLayer(RedisPubSubChannelLayer):
             with contextlib.suppress(RuntimeError):  # a loop closed since
                 loop.call_soon_threadsafe(_deliver, layer, local, self._listeners)
         for shard, arguments in by_shard.items():
-            self._script(shard)(args=arguments)
+            self._circuit(shard).call(self._script(shard), args=arguments)
 
     def listen_here(self, channel: str, callback: Callable[[dict[str, Any]], None]) -> None:
         """Hand ``channel``'s messages from this process's ``publish_many`` to

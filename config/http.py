@@ -43,6 +43,13 @@ the last one does (the figures are in config/move_queue.py). Pages, sign-in
 (whose password hashing takes a while), the admin and the exports stay in the
 request pool, so none of them holds a move up.
 
+Faults (issue 45): a table's moves run one at a time in the move queue (keyed by
+the table's id), so moves stuck behind one table's lock never take every move
+thread; a move that waited too long for its turn is answered 503 ("The table is
+busy") without running; and one player (one session cookie) has at most
+``MOVES_PER_USER`` moves waiting or running in a process: the next is answered
+429 at once, on the event loop, so a flood of POSTs never reaches the threads.
+
 What this leaves out of Django's handler: cancelling the request when the client
 disconnects while it runs (a synchronous view cannot be stopped anyway; the
 answer is then written to a closed connection and dropped).
@@ -60,16 +67,22 @@ from asgiref.sync import sync_to_async
 from django.core import signals
 from django.core.exceptions import RequestAborted
 from django.core.handlers.asgi import ASGIHandler, get_script_prefix
-from django.http import FileResponse, HttpResponseBase
+from django.http import FileResponse, HttpResponse, HttpResponseBase
 from django.urls import set_script_prefix
 
+from config import move_queue
 from config.move_queue import MoveQueue
 
 REQUEST_THREADS = int(os.environ.get("REQUEST_THREADS", "4"))
+#: The moves one session may have waiting or running at once in a process.
+MOVES_PER_USER = int(os.environ.get("MOVES_PER_USER", "4"))
+TOO_MANY = "Too many moves at once: wait for the answer to your last one."
+BUSY = "The table is busy, try again."
 MOVE_THREADS = int(os.environ.get("MOVE_THREADS", "4"))
 #: A POST to one of a table's actions (games/urls.py: /tables/<id>/bid/, .../rematch/accept/):
 #: the moves, run in the move queue. Anything under a script prefix counts too.
-TABLE_POST = re.compile(r"/tables/\d+/[a-z-]+/(?:[a-z-]+/)?\Z")
+TABLE_POST = re.compile(r"/tables/(\d+)/[a-z-]+/(?:[a-z-]+/)?\Z")
+SESSION_COOKIE = re.compile(rb"(?:^|;)\s*sessionid=([^;]*)")
 
 
 def is_table_post(scope: dict[str, Any]) -> bool:
@@ -90,6 +103,8 @@ class OneHopASGIHandler(ASGIHandler):
         self._in_move_thread = sync_to_async(
             self.respond, thread_sensitive=False, executor=self.move_threads
         )
+        #: Moves waiting or running per session (its cookie), on the event loop.
+        self.moves_of: dict[bytes, int] = {}
         self._close_in_request_thread = sync_to_async(
             HttpResponseBase.close, thread_sensitive=False, executor=self.request_threads
         )
@@ -108,13 +123,34 @@ class OneHopASGIHandler(ASGIHandler):
         except RequestAborted:
             return
         with closing(body_file):
-            lane = self._in_move_thread if is_table_post(scope) else self._in_request_thread
-            response = await lane(scope, body_file)
+            if is_table_post(scope):
+                response = await self._move(scope, body_file)
+            else:
+                response = await self._in_request_thread(scope, body_file)
             try:
                 await self.send_response(response, send)
             finally:
                 if response.streaming:
                     await self._close_in_request_thread(response)
+
+    async def _move(self, scope: dict[str, Any], body_file: Any) -> HttpResponseBase:
+        """A table's POST in the move queue: one at a time per table, a few at a time
+        per player (see the module's docstring)."""
+        who = _session_of(scope)
+        if self.moves_of.get(who, 0) >= MOVES_PER_USER:
+            return _plain(429, TOO_MANY)
+        self.moves_of[who] = self.moves_of.get(who, 0) + 1
+        match = TABLE_POST.search(scope.get("path", ""))
+        token = move_queue.move_key.set(int(match.group(1)) if match else None)
+        try:
+            return await self._in_move_thread(scope, body_file)
+        except move_queue.Expired:
+            return _plain(503, BUSY)
+        finally:
+            move_queue.move_key.reset(token)
+            left = self.moves_of.pop(who) - 1
+            if left:
+                self.moves_of[who] = left
 
     def respond(self, scope: dict[str, Any], body_file: Any) -> HttpResponseBase:
         """In a request (or move) thread: the request's whole cycle, as Django's WSGI
@@ -132,3 +168,22 @@ class OneHopASGIHandler(ASGIHandler):
             # database connection goes back to the pool) before it is sent.
             response.close()
         return response
+
+
+def _session_of(scope: dict[str, Any]) -> bytes:
+    """Who sent a request, for the moves-per-player limit: its session cookie (else
+    its address)."""
+    for name, value in scope.get("headers", ()):
+        if name == b"cookie" and (found := SESSION_COOKIE.search(value)):
+            return found.group(1)
+    client = scope.get("client") or ("", 0)
+    return str(client[0]).encode()
+
+
+def _plain(status: int, message: str) -> HttpResponse:
+    """An answer made on the event loop, without Django's middleware: the message alone."""
+    response = HttpResponse(message, status=status, content_type="text/plain; charset=utf-8")
+    if status == 503:
+        response["Retry-After"] = "1"
+    response["HX-Reswap"] = "none"
+    return response

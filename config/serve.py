@@ -204,9 +204,30 @@ def main(argv: list[str] | None = None) -> None:
         signal.signal(stop_signal, _stop)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     server = QuietServer(server_config(args))
-    server.run()
-    if not server.started:
-        sys.exit(1)  # the port was taken, or the application failed to load
+    try:
+        # uvicorn raises the stop signal again once it has stopped: _stop's SystemExit.
+        server.run()
+    finally:
+        if server.started:
+            exit_now()
+    sys.exit(1)  # never started: the port was taken, or the application failed to load
+
+
+def exit_now() -> None:
+    """End the process at once, once the server has stopped (issue 45).
+
+    uvicorn's graceful stop gives the requests in flight SHUTDOWN_GRACE seconds,
+    then cancels them and returns; but a request runs in a thread (config.http),
+    which nothing can cancel, and Python's exit waits for the request and move
+    threads. A request stuck on a stalled Redis or a held lock kept the process
+    alive well past its grace (14 s against 2). Its client has been disconnected
+    already; its transaction, if any, is rolled back by PostgreSQL when the
+    connection closes. So the logs are flushed and the process ends here.
+    """
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":

@@ -132,11 +132,23 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # One pool per process: a request borrows a connection and gives it back at
     # its end, so a move opens no new connection. max_size bounds what one
     # process can take of PostgreSQL's max_connections (100 by default).
+    from psycopg_pool import ConnectionPool
+
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": int(os.environ.get("DB_POOL_MIN", "2")),
         "max_size": int(os.environ.get("DB_POOL_MAX", "20")),
         "timeout": 10,
+        # Each connection is checked as it is handed out (an empty query, one round
+        # trip): one whose backend was ended (a restart, pg_terminate_backend, a
+        # proxy's idle timeout) is replaced instead of failing the request (issue 45).
+        "check": ConnectionPool.check_connection,
     }
+
+# A move's bounds on PostgreSQL (games.transactions): the table row's lock is waited
+# for at most MOVE_LOCK_TIMEOUT_MS, a statement runs at most MOVE_STATEMENT_TIMEOUT_MS;
+# past them the move is refused with "The table is busy, try again."
+MOVE_LOCK_TIMEOUT_MS = int(os.environ.get("MOVE_LOCK_TIMEOUT_MS", "2000"))
+MOVE_STATEMENT_TIMEOUT_MS = int(os.environ.get("MOVE_STATEMENT_TIMEOUT_MS", "5000"))
 
 
 def next_redis_database(url: str) -> str:
@@ -149,6 +161,9 @@ def next_redis_database(url: str) -> str:
 
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
+#: Seconds a call to Redis from a request (the cache, a move's frames) waits for its
+#: connection or its answer before it fails and the caller falls back.
+REDIS_SOCKET_TIMEOUT = float(os.environ.get("REDIS_SOCKET_TIMEOUT", "0.25"))
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
@@ -170,9 +185,18 @@ if REDIS_URL:
     REDIS_CACHE_URL = os.environ.get("REDIS_CACHE_URL") or next_redis_database(REDIS_URL)
     CACHES = {
         "default": {
-            "BACKEND": "config.redis_cache.SharedRedisCache",
+            # Django's own RedisCache, one connection pool per process, and a
+            # circuit that stops calling a Redis that just failed (config.redis_cache).
+            "BACKEND": "config.redis_cache.CircuitBreakerRedisCache",
             "LOCATION": REDIS_CACHE_URL,
             "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", ""),
+            "OPTIONS": {
+                "pool_class": "config.redis_cache.SharedConnectionPool",
+                # A request never waits long for a stalled Redis (issue 45: redis-py's
+                # default waited 5 s per call before the caller's fallback).
+                "socket_timeout": REDIS_SOCKET_TIMEOUT,
+                "socket_connect_timeout": REDIS_SOCKET_TIMEOUT,
+            },
         }
     }
 else:

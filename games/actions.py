@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from django.db import IntegrityError
+from django.db import DatabaseError, IntegrityError, InterfaceError, OperationalError
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -216,31 +216,107 @@ def _round_seed(table: Table, number: int) -> int:
     return int.from_bytes(digest[:7], "big")
 
 
+#: SQLSTATEs of a statement that may well pass if the move runs again from the start:
+#: a serialization failure, a deadlock (the other transaction went through).
+TRANSIENT = ("40001", "40P01")
+#: A lock not had within the move's lock_timeout, a statement past its
+#: statement_timeout (games.transactions): the table is busy.
+BUSY = ("55P03", "57014")
+
+
+def _busy() -> ActionError:
+    return ActionError(_("The table is busy, try again."), 503)
+
+
+def _try_again() -> ActionError:
+    return ActionError(_("Your move could not be saved and nothing changed. Try again."), 503)
+
+
+def _connection_lost(error: DatabaseError) -> bool:
+    """The database connection broke under the statement (no answer, or its backend
+    was ended): nothing of the transaction committed, a fresh connection may work."""
+    sqlstate = transactions.sqlstate_of(error)
+    if sqlstate is None:
+        return isinstance(error, OperationalError | InterfaceError)
+    return sqlstate.startswith(("08", "57P"))
+
+
 def _atomic_action[**P, R](func: Callable[P, R]) -> Callable[P, R]:
     """Run an action in a transaction; a lost race on a unique constraint is a 409, not a 500.
 
     Only the constraints that a move submitted twice runs into mean that
     (games.integrity); any other constraint failing is a bug: logged and raised.
+
+    A database fault is never a 500 (issue 45). A transient one (the connection
+    broke, a serialization failure, a deadlock) runs the action once more from the
+    start, nothing of it having committed; the table busy past the lock timeout,
+    or any other statement failing (a trigger raising), is refused with a message,
+    nothing changed. A COMMIT whose answer was lost is looked up on a fresh
+    connection: committed, the action's result is returned and its on-commit work
+    (its frames) runs; not committed, it runs again as above.
     """
 
     @functools.wraps(func)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            # The writes go to the database together, with the transaction's
-            # BEGIN and COMMIT (games.transactions).
-            with transactions.action_transaction():
-                return func(*args, **kwargs)
-        except IntegrityError as error:
-            if integrity.is_lost_race(error):
-                raise ActionError(_("That move was already made."), 409) from None
-            log.exception(
-                "%s broke the database constraint %s",
-                func.__name__,
-                integrity.constraint_name(error) or "(unknown)",
-            )
-            raise
+        for attempt in (1, 2):
+            try:
+                return _attempt(func, *args, **kwargs)
+            except _RunAgain as again:
+                log.warning("%s: attempt %d failed: %s", func.__name__, attempt, again.reason)
+        raise _try_again()
 
     return wrapper
+
+
+class _RunAgain(Exception):
+    """Nothing of the attempt committed, and another may work."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _attempt[**P, R](func: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+    """One run of the action in its transaction (see _atomic_action)."""
+    result: list[R] = []
+    try:
+        # The writes go to the database together, with the transaction's
+        # BEGIN and COMMIT (games.transactions).
+        with transactions.action_transaction():
+            result.append(func(*args, **kwargs))
+        return result[0]
+    except transactions.CommitUnknown as lost:
+        committed = lost.committed()
+        if committed and result:
+            log.warning("%s: the COMMIT's answer was lost, but it committed", func.__name__)
+            for hook in lost.hooks:
+                try:
+                    hook()
+                except Exception:
+                    log.exception("%s: on-commit work failed", func.__name__)
+            return result[0]
+        if committed is False:
+            raise _RunAgain("the COMMIT's answer was lost and it did not commit") from lost
+        log.error("%s: the COMMIT's answer was lost, its outcome unknown", func.__name__)
+        raise _try_again() from lost
+    except IntegrityError as error:
+        if integrity.is_lost_race(error):
+            raise ActionError(_("That move was already made."), 409) from None
+        log.exception(
+            "%s broke the database constraint %s",
+            func.__name__,
+            integrity.constraint_name(error) or "(unknown)",
+        )
+        raise
+    except DatabaseError as error:
+        sqlstate = transactions.sqlstate_of(error)
+        if sqlstate in BUSY:
+            log.warning("%s: the table is busy (%s): %s", func.__name__, sqlstate, error)
+            raise _busy() from error
+        if sqlstate in TRANSIENT or _connection_lost(error):
+            raise _RunAgain(f"{sqlstate or type(error).__name__}: {error}") from error
+        log.exception("%s: a statement failed", func.__name__)
+        raise _try_again() from error
 
 
 # -- tables and seats -----------------------------------------------------------

@@ -2,10 +2,9 @@
 
 The process that made the move already holds the table's state, so it renders
 the frames there (games.frames): the public regions once per language, each
-seat's own regions once for that seat. They are rendered while the move's
-COMMIT is on its way to PostgreSQL (games.transactions.while_committing: the
-round trip and the render overlap) and sent once it is back; nothing is sent
-for a move that does not commit. Each frame goes to that user's own group
+seat's own regions once for that seat. They are rendered once the move has
+committed, in its own thread (an on-commit hook), and sent at once; nothing is
+rendered or sent for a move that does not commit. Each frame goes to that user's own group
 (``user_group``), which only that user's sockets at this table join, so a hand
 or a secret bid never travels to anyone else (R4). The consumers only forward.
 
@@ -17,15 +16,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
 from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
-from django.db import transaction
 
 from . import frames, presence, state_cache, transactions
 from .models import Seat, Table
@@ -80,27 +77,16 @@ def table_changed_on_commit(
 
     ``state`` is the game as the action left it (None: read it again after the
     commit, for the rare actions that change the table's shape); its frames are
-    rendered while the COMMIT is on its way (games.transactions), and sent once
-    it is back. ``public`` names the public regions the change touches;
-    ``seat_regions`` whether the seats' own regions change (chat: no), and
-    ``own_regions_of`` which of them for each seat id (None: all of them for
-    everyone; see frames.own_regions_after_move). ``departed`` users lost their
-    seat: their sockets are closed.
+    rendered and sent once the transaction has committed. ``public`` names the
+    public regions the change touches; ``seat_regions`` whether the seats' own
+    regions change (chat: no), and ``own_regions_of`` which of them for each seat
+    id (None: all of them for everyone; see frames.own_regions_after_move).
+    ``departed`` users lost their seat: their sockets are closed.
     """
     public = tuple(public)
     departed = tuple(departed)
-    rendered: Callable[[], dict[int, str]] | None = None
-    # A finished game's controls read the rematch proposal from the database (games.
-    # rematch): rendered after the commit, as the rare actions without a state.
-    if state is not None and not table.is_over:
-        rendered = transactions.while_committing(
-            functools.partial(
-                _render_for_listeners, state, public, seat_regions, own_regions_of, _actor.get()
-            )
-        )
-    transaction.on_commit(
-        lambda: publish(table, state, public, seat_regions, departed, own_regions_of, rendered),
-        robust=True,
+    transactions.on_commit(
+        lambda: publish(table, state, public, seat_regions, departed, own_regions_of)
     )
 
 
@@ -111,7 +97,7 @@ def chat_changed_on_commit(table: Table) -> None:
         seats = list(table.seats.select_related("user").order_by("position"))
         publish(table, GameState(table, seats), frames.CHAT_REGIONS, False, ())
 
-    transaction.on_commit(publish_chat, robust=True)
+    transactions.on_commit(publish_chat)
 
 
 def seat_changed_on_commit(table: Table, state: GameState, seat: Seat) -> None:
@@ -130,7 +116,7 @@ def seat_changed_on_commit(table: Table, state: GameState, seat: Seat) -> None:
         }
         send([(user_group(table.pk, seat.user_id), message)])
 
-    transaction.on_commit(publish_seat, robust=True)
+    transactions.on_commit(publish_seat)
 
 
 def publish(
@@ -140,10 +126,8 @@ def publish(
     seat_regions: bool,
     departed: tuple[int, ...],
     changed: dict[int, tuple[str, ...]] | None = None,
-    rendered: Callable[[], dict[int, str]] | None = None,
 ) -> dict[int, str]:
-    """Send the frames of ``table``'s committed version (``rendered``: already
-    rendered from ``state``, else rendered here); user id -> frame."""
+    """Render and send the frames of ``table``'s committed version; user id -> frame."""
     table_id, version = table.pk, table.version
     read_again = state is None
     if state is None:
@@ -152,15 +136,7 @@ def publish(
             return {}
         state = load_state(fresh)
         state.sent = state_cache.sent_before(fresh)
-    frames_of = None
-    if rendered is not None:
-        try:
-            frames_of = rendered()
-        except Exception:
-            log.exception("table %s: a move's frames failed while it committed", table_id)
-            state.sent = {}  # half rendered: what the pages hold is unknown, so all goes whole
-    if frames_of is None:
-        frames_of = _render_for_listeners(state, public, seat_regions, changed, _actor.get())
+    frames_of = _render_for_listeners(state, public, seat_regions, changed, _actor.get())
     collector = _collected.get()
     if collector is not None and seat_regions:
         collector.update(frames_of)
@@ -196,8 +172,7 @@ def _render_for_listeners(
     actor: int | None,
 ) -> dict[int, str]:
     """The frames of the seats that watch (a socket opened later reads a full
-    snapshot), and the actor's, whose HTTP answer is its frame: user id -> frame.
-    Reads no database (it may run while the move commits: games.transactions)."""
+    snapshot), and the actor's, whose HTTP answer is its frame: user id -> frame."""
     listening = _listening_seats(state)
     users = None
     state.online = listening

@@ -32,9 +32,9 @@ import threading
 from collections import OrderedDict
 from datetime import datetime
 
-from django.db import transaction
 from django.db.models import F
 
+from . import transactions
 from .models import Seat, Table
 from .parts import Split
 from .state import SEATS, GameState
@@ -114,7 +114,7 @@ def sent_before(table: Table) -> dict[tuple[str, str], Split]:
 
 def keep_on_commit(state: GameState) -> None:
     """Keep ``state`` for the table's next move, once the move that made it commits."""
-    transaction.on_commit(functools.partial(keep, state), robust=True)
+    transactions.on_commit(functools.partial(keep, state))
 
 
 def keep(state: GameState) -> None:

@@ -21,27 +21,27 @@ Every action (games.actions) runs in ``action_transaction()``. On PostgreSQL:
   transaction uncommitted, to be rolled back as before: an update that finds no
   row is refused by the database itself (CompiledUpdate), not only by the check
   that reads its row count afterwards.
-- **Work can overlap the COMMIT** (``while_committing``): the frames of a move are
-  rendered while the COMMIT's round trip is on its way, and sent once it is back
-  (games.broadcast). They render in the move's own thread, between sending the
-  query string and reading its answer (``_overlapping_once_sent``): in a worker
-  thread, the two took turns on the GIL, and the move got its answer back only at
-  the interpreter's switch interval, after most of the render.
+- **A move's frames render after its COMMIT** (games.broadcast, in an on-commit
+  hook, in the move's own thread): they may read the database, and nothing is
+  rendered for a move that does not commit. (They once rendered between sending
+  the COMMIT and reading its answer, through a hook on psycopg's connection; the
+  interleaved runs showed no difference beyond noise, and a render that read the
+  database there failed.)
 
-On SQLite (one process, no round trip) every write runs at once, the
-transaction is Django's own, and work registered with ``while_committing`` runs
-where the commit is.
+On SQLite (one process, no round trip) every write runs at once and the
+transaction is Django's own.
 """
 
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, DataError, connections, transaction
 from django.db.models import Model
 
@@ -70,6 +70,8 @@ class Waiting:
     params: list[Any]
     done: Callable[[Any], None]  # reads its own result (the cursor is on it)
     inserted: tuple[Model, ...] = ()  # the new rows, whose keys are known once it ran
+    #: Part of the transaction's opening (BEGIN, its settings), not of its work.
+    opening: bool = False
 
 
 def _begun(cursor: Any) -> None:
@@ -85,8 +87,11 @@ class Batch:
         self.waiting: list[Waiting] = []
         #: This batch's last writes go with the transaction's COMMIT (action_transaction).
         self.commits = False
-        #: Work to run while the COMMIT is on its way (while_committing).
-        self.overlapping: list[_Overlapping[Any]] = []
+        #: The transaction's id (PostgreSQL's xid8), read with its first statement.
+        self.xid: int | None = None
+        #: What runs once it commits (``on_commit``), kept in case the COMMIT's
+        #: answer is lost (CommitUnknown).
+        self.hooks: list[Callable[[], Any]] = []
 
     def __call__(self, execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
         """Django's execute wrapper: the waiting writes go in front of ``sql``, in the
@@ -169,6 +174,63 @@ def save_after_what_it_refers_to(instance: Model) -> None:
             setattr(instance, model_field.attname, related.pk)
 
 
+class CommitUnknown(Exception):
+    """The COMMIT went out but its answer never came back (the connection broke):
+    the transaction ``xid`` may or may not have committed. ``hooks`` are what was
+    to run once it did (``on_commit``): ``committed()`` says which, and then they
+    are for the caller to run."""
+
+    def __init__(self, xid: int | None, hooks: list[Callable[[], Any]], using: str) -> None:
+        super().__init__(f"the COMMIT of transaction {xid} got no answer")
+        self.xid = xid
+        self.hooks = hooks
+        self.using = using
+
+    def committed(self, wait: float = 2.0) -> bool | None:
+        """Whether the transaction committed, asked on a fresh connection (PostgreSQL's
+        ``pg_xact_status``); None when that cannot be told (no id, no answer)."""
+        if self.xid is None:
+            return None
+        deadline = time.monotonic() + wait
+        try:
+            with connections[self.using].cursor() as cursor:
+                while True:
+                    cursor.execute("SELECT pg_xact_status(%s::text::xid8)", [str(self.xid)])
+                    row = cursor.fetchone()
+                    status = row[0] if row else None
+                    if status != "in progress" or time.monotonic() > deadline:
+                        break
+                    time.sleep(0.05)  # its backend is still ending it
+        except DatabaseError:
+            return None
+        return {"committed": True, "aborted": False}.get(status)
+
+
+def on_commit(work: Callable[[], Any]) -> None:
+    """``transaction.on_commit(work, robust=True)``, also kept by the action's batch:
+    if the COMMIT's answer is lost but it did commit, the caller runs them
+    (CommitUnknown)."""
+    batch = _batch.get()
+    if batch is not None:
+        batch.hooks.append(work)
+    transaction.on_commit(work, robust=True)
+
+
+def _settings_of_a_move() -> str:
+    """How long a move's statements may wait for a lock and run (settings: milliseconds)."""
+    lock = int(getattr(settings, "MOVE_LOCK_TIMEOUT_MS", 2000))
+    statement = int(getattr(settings, "MOVE_STATEMENT_TIMEOUT_MS", 5000))
+    return f"SET LOCAL lock_timeout = {lock}; SET LOCAL statement_timeout = {statement}"
+
+
+def _read_xid(batch: Batch) -> Callable[[Any], None]:
+    def read(cursor: Any) -> None:
+        row = cursor.fetchone()
+        batch.xid = int(row[0]) if row else None
+
+    return read
+
+
 @contextlib.contextmanager
 def action_transaction(using: str = DEFAULT_DB_ALIAS) -> Iterator[None]:
     """``transaction.atomic()`` whose writes wait in a batch and go together on
@@ -186,35 +248,66 @@ def action_transaction(using: str = DEFAULT_DB_ALIAS) -> Iterator[None]:
             # here opens the transaction all the same. Django turns autocommit back
             # on when the block ends, committed or rolled back.
             connection.connection.autocommit = True
-            batch.waiting.append(Waiting("BEGIN", [], _begun))
+            # Its bounds (a locked table row is waited for 2 s, not for ever) and its
+            # id (in case the COMMIT's answer is lost) go with BEGIN: no round trip
+            # of their own. (Locking the table row gives it an id anyway.)
+            batch.waiting += [
+                Waiting("BEGIN", [], _begun, opening=True),
+                Waiting(_settings_of_a_move(), [], _set, opening=True),
+                Waiting("SELECT pg_current_xact_id()", [], _read_xid(batch), opening=True),
+            ]
             batch.commits = True
-        try:
-            yield
-            if batch is not None:
-                _end(batch, connection, ours)
-        finally:
-            if batch is not None:
-                _finish_overlapping(batch)
+        yield
+        if batch is not None:
+            _end(batch, connection, ours, using)
 
 
-def _end(batch: Batch, connection: Any, ours: bool) -> None:
-    """Send what waits at the block's end, with the COMMIT where it is ours, while
-    the overlapping work runs."""
+def _set(cursor: Any) -> None:
+    """Two SETs: the second's (empty) result is next."""
+    cursor.cursor.nextset()
+
+
+def _end(batch: Batch, connection: Any, ours: bool, using: str) -> None:
+    """Send what waits at the block's end, with the COMMIT where it is ours."""
     if connection.needs_rollback:
         batch.waiting.clear()  # rolled back when the block ends: nothing to send
         return
-    if ours and any(write.done is not _begun for write in batch.waiting):
+    if ours and any(not write.opening for write in batch.waiting):
         # Django's commit then finds the transaction over and sends nothing.
-        with _overlapping_once_sent(connection, batch.overlapping):
+        try:
             batch.flush(then="COMMIT")
+        except DatabaseError as error:
+            if _answer_lost(error, connection):
+                raise CommitUnknown(batch.xid, list(batch.hooks), using) from error
+            raise  # the database refused a statement: nothing committed
         return
     if ours:
         # Only BEGIN waits: nothing was read or written, no transaction to open or end.
         batch.waiting.clear()
     else:
         batch.flush()
-    for work in batch.overlapping:
-        work.start()
+
+
+def sqlstate_of(error: BaseException) -> str | None:
+    """The SQLSTATE PostgreSQL answered ``error`` with (psycopg's, under Django's
+    wrapping); None when it answered nothing."""
+    seen: BaseException | None = error
+    while seen is not None:
+        sqlstate = getattr(seen, "sqlstate", None)
+        if sqlstate:
+            return str(sqlstate)
+        seen = seen.__cause__
+    return None
+
+
+def _answer_lost(error: DatabaseError, connection: Any) -> bool:
+    """Whether ``error`` leaves unknown what the database did with the string: the
+    connection broke (no answer, or its backend was ended), rather than the database
+    refusing one of its statements (the rest, COMMIT included, then never ran)."""
+    raw = connection.connection
+    sqlstate = sqlstate_of(error)
+    broken = raw is None or raw.closed or getattr(raw, "broken", False)
+    return broken or sqlstate is None or sqlstate.startswith(("08", "57P"))
 
 
 def _starts_the_transaction(connection: Any) -> bool:
@@ -245,118 +338,3 @@ def _batch_on(connection: Any) -> Iterator[Batch | None]:
             yield batch
     finally:
         _batch.reset(token)
-
-
-# -- work that overlaps the COMMIT -----------------------------------------------------
-
-
-@dataclass
-class _Overlapping[R]:
-    """``work()``, run once at the transaction's end, in the action's own thread."""
-
-    work: Callable[[], R]
-    future: Future[R] = field(default_factory=Future)
-    started: bool = False
-
-    def start(self) -> None:
-        """Run it now, in this thread (once)."""
-        if not self.started:
-            self.started = True
-            _run_into(self.future, self.work)
-
-    def result(self) -> R:
-        """Its result; run here and now if it was never started (no batch)."""
-        self.start()
-        return self.future.result()
-
-
-@contextlib.contextmanager
-def _overlapping_once_sent(connection: Any, overlapping: list[_Overlapping[Any]]) -> Iterator[None]:
-    """Run ``overlapping`` in this thread while the next query is on its way: once
-    its string has gone to PostgreSQL and before its answer is read.
-
-    psycopg runs a query as a generator that its connection's ``wait`` drives: the
-    generator sends the string, then says that it waits to read the answer
-    (``Wait.R``). For this block, ``wait`` runs the work at that point, where the
-    move would otherwise sit idle, and goes on reading after it. Work that the
-    generator never waited for (the answer was there at once) runs after the query.
-    Meanwhile a query from the work is refused: it would need the connection this
-    thread is using (and wait on its lock forever).
-    """
-    from psycopg.waiting import Wait  # PostgreSQL only
-
-    raw = connection.connection
-    driver = raw.wait
-
-    def run_all() -> None:
-        with connection.execute_wrapper(_refuse_query):
-            for work in overlapping:
-                work.start()
-
-    def wait(gen: Any, *args: Any, **kwargs: Any) -> Any:
-        return driver(_running_when_it_waits(gen, Wait.R, run_all), *args, **kwargs)
-
-    raw.wait = wait
-    try:
-        yield
-    finally:
-        del raw.wait  # the class's own again
-    run_all()  # what has not run yet (nothing, mostly); a no-op for the rest
-
-
-def _running_when_it_waits(gen: Any, reading: Any, work: Callable[[], None]) -> Any:
-    """psycopg's query generator ``gen``, calling ``work()`` the first time it waits
-    for ``reading`` (its query has gone); what ``gen`` returns."""
-    try:
-        waiting_for = next(gen)
-        while True:
-            if waiting_for == reading:
-                work()
-                work = _nothing
-            ready = yield waiting_for
-            waiting_for = gen.send(ready)
-    except StopIteration as done:  # gen's own end (a generator may not let it through)
-        return done.value
-
-
-def _nothing() -> None:
-    """Work already done."""
-
-
-def _refuse_query(*args: Any) -> Any:
-    raise RuntimeError("work that overlaps the COMMIT read the database")
-
-
-def _run_into[R](future: Future[R], work: Callable[[], R]) -> None:
-    try:
-        future.set_result(work())
-    except BaseException as error:
-        future.set_exception(error)
-
-
-def while_committing[R](work: Callable[[], R]) -> Callable[[], R]:
-    """Run ``work`` while this action's COMMIT is on its way to PostgreSQL (in this
-    thread, between sending it and reading its answer); the returned callable gives
-    its result (or raises its error).
-
-    ``work`` must not use the database (the connection is busy with the COMMIT: a
-    query there raises) and must be ready to run once the action's code has
-    returned: what it reads is final then, but for the keys of rows inserted by the
-    last writes, which come back with the COMMIT (the frames show none of them).
-    Without a COMMIT of ours on its way (SQLite, a transaction inside another, a
-    rollback), it runs at the block's end, or, outside an action, on first asking.
-    It runs before the block is left or never (the COMMIT never went): nothing it
-    touches is still in use afterwards. Once the COMMIT has gone it runs whatever
-    the database answers; only a commit hands its result on.
-    """
-    overlapping = _Overlapping(work)
-    batch = _batch.get()
-    if batch is not None:
-        batch.overlapping.append(overlapping)
-    return overlapping.result
-
-
-def _finish_overlapping(batch: Batch) -> None:
-    """Forget the block's work: what ran is done (its result and errors are its
-    asker's, through while_committing's callable), what did not never will."""
-    batch.overlapping.clear()

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from config import move_queue
 from config.move_queue import MoveQueue
 
 
@@ -117,3 +118,53 @@ def test_the_wait_before_other_threads_join_is_set_by_the_environment(
     finally:
         monkeypatch.delenv("MOVE_JOIN_AFTER_MS")
         assert importlib.reload(move_queue).JOIN_AFTER == 0.020
+
+
+def _submit_for(queue: MoveQueue, key: object, fn: object, *args: object) -> object:
+    """Submit ``fn(*args)`` as a move of table ``key`` (the handler sets move_key)."""
+    # (Through the module: a test above reloads it.)
+    token = move_queue.move_key.set(key)
+    try:
+        return queue.submit(fn, *args)  # type: ignore[arg-type]
+    finally:
+        move_queue.move_key.reset(token)
+
+
+def test_one_stuck_table_holds_up_only_its_own_moves() -> None:
+    """Issue 45: moves of a table stuck behind its lock take one thread, one at a
+    time; another table's move runs beside them at once (once it is due)."""
+    queue = MoveQueue(3, name="test-move", join_after=0.01)
+    release = threading.Event()
+    running: list[str] = []
+
+    def stuck(name: str) -> str:
+        running.append(name)
+        release.wait(10)
+        return name
+
+    try:
+        stuck_moves = [_submit_for(queue, 1, stuck, f"a{n}") for n in range(5)]
+        time.sleep(0.1)
+        assert running == ["a0"]  # the table's next moves wait for its first
+        other = _submit_for(queue, 2, lambda: "b")
+        assert other.result(timeout=2) == "b"  # type: ignore[attr-defined]
+        assert running == ["a0"]
+        release.set()
+        assert [m.result(timeout=5) for m in stuck_moves] == ["a0", "a1", "a2", "a3", "a4"]  # type: ignore[attr-defined]
+    finally:
+        release.set()
+        queue.shutdown()
+
+
+def test_a_move_that_waited_too_long_is_not_run() -> None:
+    queue = MoveQueue(1, name="test-move", max_wait=0.1)
+    ran: list[str] = []
+    try:
+        first = queue.submit(time.sleep, 0.3)
+        late = queue.submit(ran.append, "late")
+        first.result(timeout=5)
+        with pytest.raises(move_queue.Expired):
+            late.result(timeout=5)
+        assert ran == []
+    finally:
+        queue.shutdown()

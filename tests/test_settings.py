@@ -13,7 +13,7 @@ PROBE = (
     " 'opts': settings.DATABASES['default'].get('OPTIONS', {}),"
     " 'layer': settings.CHANNEL_LAYERS['default']['BACKEND'],"
     " 'hosts': settings.CHANNEL_LAYERS['default'].get('CONFIG', {}).get('hosts'),"
-    " 'debug': settings.DEBUG}))"
+    " 'debug': settings.DEBUG}, default=lambda o: o.__qualname__))"
 )
 
 
@@ -40,6 +40,8 @@ def test_database_url_and_redis_url_switch_to_postgresql_and_redis():
         DATABASE_URL="postgres://u@127.0.0.1:5432/x", REDIS_URL="redis://127.0.0.1:6379/0"
     )
     assert settings["db"] == "django.db.backends.postgresql"
+    # A pooled connection is checked as it is handed out (issue 45: ended backends).
+    assert settings["opts"]["pool"]["check"] == "ConnectionPool.check_connection"
     assert settings["layer"] == "config.channel_layers.PipelinedPubSubChannelLayer"
     # redis-py's default pool of 100 fails the 101st socket: the pool is raised.
     assert settings["hosts"] == [{"address": "redis://127.0.0.1:6379/0", "max_connections": 1000}]
@@ -106,7 +108,13 @@ def test_cache_takes_the_redis_database_after_the_channel_layers():
     assert out.returncode == 0, out.stderr
     found = json.loads(out.stdout)
     assert found["layer"][0]["address"] == "redis://127.0.0.1:6379/5"
-    assert found["cache"]["BACKEND"] == "config.redis_cache.SharedRedisCache"
+    assert found["cache"]["BACKEND"] == "config.redis_cache.CircuitBreakerRedisCache"
+    # One pool per process; a stalled Redis fails a call within a quarter of a second.
+    assert found["cache"]["OPTIONS"] == {
+        "pool_class": "config.redis_cache.SharedConnectionPool",
+        "socket_timeout": 0.25,
+        "socket_connect_timeout": 0.25,
+    }
     assert found["cache"]["LOCATION"] == "redis://127.0.0.1:6379/6"
     # No number means database 0: the cache goes to 1.
     out = run_probe(CACHE_PROBE, REDIS_URL="redis://:pw@redis:6379")

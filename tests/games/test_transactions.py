@@ -1,12 +1,11 @@
 """An action's transaction on PostgreSQL (games.transactions): BEGIN with its first
-statement, COMMIT with its last writes, and the move's frames rendered while the
-COMMIT is on its way. Nothing of that may change what is saved or sent: a refused
+statement, COMMIT with its last writes, and the move's frames rendered once it has
+committed. Nothing of that may change what is saved or sent: a refused
 write commits nothing, and every seat still gets its frame (R4: its own)."""
 
 from __future__ import annotations
 
 import threading
-import time
 from typing import Any
 from unittest import mock
 
@@ -17,22 +16,29 @@ from games import actions, broadcast, presence
 from games.compiled_writes import save_fields
 from games.models import Play, Trick
 from games.state import load_state
-from games.transactions import NO_ROW, while_committing
+from games.transactions import NO_ROW
 from games.transactions import action_transaction as one_transaction
 
 from .helpers import bid_all, fresh, started_table
 from .test_queries import BATCHED
 
+#: What opens a move's transaction, in the string of its first statement: BEGIN, its
+#: bounds (a lock waited for 2 s at most), its id (in case the COMMIT's answer is lost).
+OPENING = (
+    "BEGIN; SET LOCAL lock_timeout = 2000; SET LOCAL statement_timeout = 5000; "
+    "SELECT pg_current_xact_id(); SELECT"
+)
 
-def _commit_on_its_way() -> bool:
-    """Whether this thread's connection has a query out whose answer it has not read
-    (PostgreSQL: the COMMIT's string, while the frames render)."""
+
+def _committed() -> bool:
+    """Whether this thread's connection is outside any transaction (its last one
+    committed or rolled back), its answers all read."""
     raw = connection.connection
     if connection.vendor != "postgresql" or raw is None:
-        return False
+        return not connection.in_atomic_block
     from psycopg.pq import TransactionStatus
 
-    return bool(raw.info.transaction_status == TransactionStatus.ACTIVE)
+    return bool(raw.info.transaction_status == TransactionStatus.IDLE)
 
 
 def _statements_of(action: Any, sent: list[tuple[str, str]] | None = None) -> list[tuple[str, str]]:
@@ -48,7 +54,8 @@ def _statements_of(action: Any, sent: list[tuple[str, str]] | None = None) -> li
         try:
             return execute(cursor, query, *args, **kwargs)
         finally:
-            sent.append((str(query), cursor.connection.info.transaction_status.name))
+            if str(query):  # not the pool's check of a connection it hands out (empty)
+                sent.append((str(query), cursor.connection.info.transaction_status.name))
 
     with mock.patch.object(psycopg.ClientCursor, "execute", recording):
         action()
@@ -68,7 +75,7 @@ def test_a_play_is_two_round_trips_with_begin_and_commit_in_them() -> None:
     # psycopg sent no BEGIN of its own (the lock's string opens the transaction), and
     # the writes' string closed it: Django's commit found nothing to send.
     (lock, lock_status), *reads, (writes_, status) = sent
-    assert lock.startswith("BEGIN; SELECT") and "FOR NO KEY UPDATE" in lock
+    assert lock.startswith(OPENING) and "FOR NO KEY UPDATE" in lock
     assert lock_status == "INTRANS"
     assert all(not sql.startswith(("BEGIN", "COMMIT")) for sql, _status in reads)
     assert "games_play" in writes_ and writes_.endswith("; COMMIT") and status == "IDLE"
@@ -81,10 +88,10 @@ def test_a_play_is_two_round_trips_with_begin_and_commit_in_them() -> None:
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.skipif(not BATCHED, reason="round trips to PostgreSQL: SQLite runs in the process")
-def test_a_new_deal_s_writes_go_with_the_commit_while_its_frames_render() -> None:
+def test_a_new_deal_s_writes_go_with_the_commit_and_its_frames_render_after_it() -> None:
     """R2, R3: "Next round" is the lock (with BEGIN), the round (its key: the hand cards
     refer to it), then the hand cards and the table's new round and phase with the
-    COMMIT; the frames render in this thread while that string is on its way."""
+    COMMIT; the frames render in this thread once it has committed."""
     import random
 
     from games.testing import driver
@@ -96,17 +103,17 @@ def test_a_new_deal_s_writes_go_with_the_commit_while_its_frames_render() -> Non
     render = broadcast._render_for_listeners
 
     def recorded(*args: Any, **kwargs: Any) -> Any:
-        renders.append((threading.current_thread().name, _commit_on_its_way()))
+        renders.append((threading.current_thread().name, _committed()))
         return render(*args, **kwargs)
 
     with mock.patch.object(broadcast, "_render_for_listeners", recorded):
         _statements_of(lambda: actions.next_round(users[0], table.pk, table.version), sent)
     (lock, _status), (round_, _), (deal, status) = sent
-    assert lock.startswith("BEGIN; SELECT") and "FOR NO KEY UPDATE" in lock
+    assert lock.startswith(OPENING) and "FOR NO KEY UPDATE" in lock
     assert "games_round" in round_ and "COMMIT" not in round_
     assert "games_handcard" in deal and "games_table" in deal and deal.endswith("; COMMIT")
     assert status == "IDLE"
-    # Once, in the move's own thread, while the COMMIT was on its way (not before it).
+    # Once, in the move's own thread, after the COMMIT (not before it).
     assert renders == [(threading.current_thread().name, True)]
     table = fresh(table)
     assert (table.round_number, table.phase) == (2, "bidding")
@@ -164,106 +171,6 @@ def _empty_transaction() -> None:
         pass
 
 
-# -- work that overlaps the COMMIT ----------------------------------------------------
-
-
-@pytest.mark.django_db(transaction=True)
-def test_work_registered_in_a_transaction_gives_its_result_once_committed() -> None:
-    """On PostgreSQL it runs while the COMMIT is on its way (sent, its answer not yet
-    read); on SQLite where the commit is. Either way in the action's own thread, and
-    its result is there for the on-commit hooks."""
-    table, _users = started_table(2)
-    ran_in: list[tuple[str, bool]] = []
-    seen: list[int] = []
-
-    def work() -> int:
-        ran_in.append((threading.current_thread().name, _commit_on_its_way()))
-        return 42
-
-    with one_transaction():
-        changed = fresh(table)
-        changed.version += 1
-        save_fields(changed, ("version",))
-        result = while_committing(work)
-        transaction.on_commit(lambda: seen.append(result()))
-        assert ran_in == []  # not before the action's code is done
-    assert seen == [42]
-    assert ran_in == [(threading.current_thread().name, BATCHED)]
-
-
-@pytest.mark.django_db(transaction=True)
-def test_a_refused_commit_hands_out_nothing_and_leaves_no_work_running() -> None:
-    """On PostgreSQL the work runs beside a COMMIT that the database then refuses:
-    it is over before the error comes out, and no on-commit hook sees its result.
-    On SQLite (no COMMIT to overlap) it never runs."""
-    table, _users = started_table(2)
-    ran: list[str] = []
-    seen: list[str] = []
-
-    def work() -> str:
-        time.sleep(0.05)
-        ran.append("done")
-        return "done"
-
-    with pytest.raises(DatabaseError, match=NO_ROW), one_transaction():
-        changed = fresh(table)
-        changed.version += 1
-        save_fields(changed, ("version",))
-        result = while_committing(work)
-        transaction.on_commit(lambda: seen.append(result()))
-        save_fields(Trick(pk=10**9, number=1), ("complete",))
-    assert ran == (["done"] if BATCHED else [])
-    assert seen == []
-    assert fresh(table).version == changed.version - 1
-
-
-@pytest.mark.django_db(transaction=True)
-@pytest.mark.skipif(not BATCHED, reason="it overlaps only PostgreSQL's COMMIT")
-def test_work_that_reads_the_database_while_the_commit_is_on_its_way_fails_loudly() -> None:
-    """The connection is busy with the COMMIT (its answer not read yet): a query from
-    the work is refused at once, not left waiting for the connection forever, and the
-    transaction still commits."""
-    table, _users = started_table(2)
-    with one_transaction():
-        changed = fresh(table)
-        changed.version += 1
-        save_fields(changed, ("version",))
-        result = while_committing(lambda: Trick.objects.count())
-    with pytest.raises(RuntimeError, match="read the database"):
-        result()
-    assert fresh(table).version == changed.version
-
-
-def test_the_overlapping_work_runs_once_the_query_has_gone_and_before_its_answer() -> None:
-    """psycopg's query generator: it waits to write (the string going out), then to
-    read (the answer): the work runs at the first wait to read, once, and what the
-    generator is sent and returns passes through unchanged. A generator that never
-    waits to read (its answer already there) leaves the work to run after it."""
-    from games.transactions import _running_when_it_waits
-
-    events: list[str] = []
-
-    def query(waits: tuple[str, ...]) -> Any:
-        for wait in waits:
-            events.append(f"ready for {(yield wait)}")
-        return "rows"
-
-    def drive(waits: tuple[str, ...]) -> str:
-        gen = _running_when_it_waits(query(waits), "R", lambda: events.append("work"))
-        try:
-            waiting_for = next(gen)
-            while True:
-                waiting_for = gen.send(waiting_for)
-        except StopIteration as done:
-            return str(done.value)
-
-    assert drive(("W", "R", "R")) == "rows"
-    assert events == ["ready for W", "work", "ready for R", "ready for R"]
-    events.clear()
-    assert drive(()) == "rows" and drive(("W",)) == "rows"
-    assert events == ["ready for W"]
-
-
 def _a_play_to_make() -> tuple[list[Any], Any, Any, str]:
     """A 3-player table in play, every seat watching: its users, its state, the seat
     to play and a card it may play."""
@@ -276,7 +183,7 @@ def _a_play_to_make() -> tuple[list[Any], Any, Any, str]:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_play_s_frames_rendered_while_it_commits_reach_every_seat() -> None:
+def test_a_play_s_frames_rendered_once_it_has_committed_reach_every_seat() -> None:
     """R5: each seat gets its own frame (R4: its user's group alone) with the new
     version, the actor's frame is its answer, and nothing is rendered twice."""
     users, state, seat, card = _a_play_to_make()
@@ -298,31 +205,3 @@ def test_a_play_s_frames_rendered_while_it_commits_reach_every_seat() -> None:
         assert f'data-version="{table.version}"' in message["html"]
     assert answers[seat.user_id] == frames_of[broadcast.user_group(table.pk, seat.user_id)]["html"]
     assert Play.objects.filter(card=card, seat=seat).exists()
-
-
-@pytest.mark.django_db(transaction=True)
-def test_frames_that_failed_while_committing_are_rendered_again_whole() -> None:
-    """A render that fails beside the COMMIT (a bug) does not cost the seats their
-    frames: they are rendered again after it, every region whole."""
-    users, state, seat, card = _a_play_to_make()
-    layer = mock.Mock(spec=["publish_many"])
-    real = broadcast._render_for_listeners
-    calls: list[int] = []
-
-    def fails_once(*args: Any) -> dict[int, str]:
-        calls.append(1)
-        if len(calls) == 1:
-            raise RuntimeError("a bug")
-        return real(*args)
-
-    with (
-        mock.patch.object(broadcast, "get_channel_layer", return_value=layer),
-        mock.patch.object(broadcast, "_render_for_listeners", fails_once),
-    ):
-        table = actions.play_card(seat.user, state.table.pk, state.table.version, card, "")
-    assert len(calls) == 2
-    (messages,), _kwargs = layer.publish_many.call_args
-    assert len(messages) == len(users)
-    for _group, message in messages:
-        assert message["version"] == table.version
-        assert '<section id="seats"' in message["html"]  # whole, not its parts
