@@ -185,5 +185,6 @@ def _plain(status: int, message: str) -> HttpResponse:
     response = HttpResponse(message, status=status, content_type="text/plain; charset=utf-8")
     if status == 503:
         response["Retry-After"] = "1"
-    response["HX-Reswap"] = "none"
+    # Not a frame (no HX-Reswap): the table page says, in its own language, that the
+    # move did not go through (static/js/live.js), as for any answer that is not one.
     return response
