@@ -44,8 +44,11 @@ loop (an ``asyncio.wait`` per message): about a tenth of the server's CPU at 50
 tables. The callback owns the order from there (games.consumers).
 
 It leans on channels_redis's own pieces (the group's channel name, the shard of
-a name, the shard's lock and client), pinned at 4.3.0 in requirements.lock;
-tests/test_channel_layers.py checks delivery against a real Redis.
+a name, the shard's lock and client). Written against channels-redis 4.3.0
+(pinned in requirements.lock): tests/test_library_internals.py fails when that
+version or the source of a function mirrored here changes (docs/upgrading.md
+says what to check); tests/test_channel_layers.py checks delivery against a real
+Redis.
 """
 
 from __future__ import annotations

@@ -30,6 +30,8 @@ from django.views.decorators.http import require_safe
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from config import delivery
+
 TIMEOUT = 0.5  # seconds for each Redis connect and PING
 
 log = logging.getLogger(__name__)
@@ -79,7 +81,12 @@ def check_channel_layer() -> None:
         async_to_sync(round_trip)()
 
 
-CHECKS = {"database": check_database, "channel_layer": check_channel_layer}
+CHECKS = {
+    "database": check_database,
+    "channel_layer": check_channel_layer,
+    # The last delivery of a move's frames from this process failed (config.delivery).
+    "delivery": delivery.check,
+}
 
 
 @login_not_required

@@ -53,6 +53,10 @@ busy") without running; and one player (one session cookie) has at most
 What this leaves out of Django's handler: cancelling the request when the client
 disconnects while it runs (a synchronous view cannot be stopped anyway; the
 answer is then written to a closed connection and dropped).
+
+Written against Django 6.1.3's ASGIHandler (its ``handle`` is replaced whole):
+tests/test_library_internals.py fails when that version or that method's source
+changes (docs/upgrading.md says what to check).
 """
 
 from __future__ import annotations

@@ -33,6 +33,10 @@ machine's noise. Run one process per core, each pinned to its own.
 Presence after a crash: each socket keeps a cache entry alive with a heartbeat
 (games.presence), so the sockets of a process killed without this shutdown
 (SIGKILL, OOM, power loss) stop counting by themselves within three heartbeats.
+
+``QuietServer`` replaces uvicorn's ``Server.main_loop``. Written against
+uvicorn 0.55.0: tests/test_library_internals.py fails when that version or that
+method's source changes (docs/upgrading.md says what to check).
 """
 
 from __future__ import annotations

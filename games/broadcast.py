@@ -24,6 +24,8 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
+from config import delivery
+
 from . import frames, presence, state_cache, transactions
 from .models import Seat, Table
 from .state import GameState, load_state
@@ -209,11 +211,15 @@ def send(messages: list[tuple[str, dict[str, Any]]]) -> None:
             publish_many(messages)
         else:
             async_to_sync(_send_all)(layer, messages)
-    except Exception:
-        # The move is committed; a lost push is healed by the next snapshot
-        # (sockets reconnect and resync), so a broken channel layer must not
-        # turn a saved move into an error page.
-        log.warning("broadcast of table %s failed", messages[0][0], exc_info=True)
+    except Exception as error:
+        # The move is committed; a lost push is healed by the next snapshot (a
+        # socket's heartbeat finds its page behind), so a broken channel layer must
+        # not turn a saved move into an error page. But it is an error, and /healthz
+        # says so until a delivery succeeds (config.delivery).
+        log.error("broadcast of table %s failed", messages[0][0], exc_info=True)
+        delivery.failed(error)
+    else:
+        delivery.succeeded()
 
 
 async def _send_all(layer: Any, messages: list[tuple[str, dict[str, Any]]]) -> None:

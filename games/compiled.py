@@ -12,6 +12,10 @@ ids and builds the model instances exactly as ``QuerySet.__iter__`` does
 A read is written as an ordinary queryset (``build``), so what it selects and in
 which order stays readable, and the same queryset run through the ORM must give
 the same rows (tests/games/test_compiled.py).
+
+Written against Django 6.1.3 (its compiler, and ModelIterable's way of building
+rows): tests/test_library_internals.py fails when that version or
+ModelIterable.__iter__'s source changes (docs/upgrading.md says what to check).
 """
 
 from __future__ import annotations

@@ -14,10 +14,17 @@ from pathlib import Path
 import pytest
 from django.db import OperationalError
 
-from config import health
+from config import delivery, health
+from games import broadcast
 from tests.support.redis_server import RedisServer, private_redis_server
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _delivery_as_new() -> None:
+    """An earlier test of this process may have made a delivery fail on purpose."""
+    delivery.succeeded()
 
 
 @pytest.fixture
@@ -43,7 +50,7 @@ def test_healthz_is_200_for_anyone_with_one_query(client, django_assert_num_quer
     assert response.json() == {
         "status": "ok",
         "failed": [],
-        "checks": {"database": "ok", "channel_layer": "ok"},
+        "checks": {"database": "ok", "channel_layer": "ok", "delivery": "ok"},
     }
     assert "no-cache" in response["Cache-Control"]
 
@@ -81,6 +88,35 @@ def test_healthz_is_503_naming_the_database_without_its_details(client, monkeypa
     assert response.json()["failed"] == ["database"]
     assert response.json()["checks"]["database"] == "OperationalError"
     assert b"10.1.2.3" not in response.content  # a public page: host names stay in the log
+
+
+def test_a_failing_delivery_is_an_error_and_a_503_until_one_succeeds(
+    client, monkeypatch, caplog
+) -> None:
+    """Issue 46: a channel layer that fails on every move (a library changed under
+    config/channel_layers.py) is said loudly: an error in the log, /healthz 503
+    naming the delivery; the move itself stays saved, and the next delivery that
+    goes through clears it."""
+
+    class Broken:
+        def publish_many(self, messages) -> None:
+            raise AttributeError("'RedisPubSubLoopLayer' object has no attribute '_shards'")
+
+    class Working:
+        def publish_many(self, messages) -> None:
+            pass
+
+    messages = [("table-1-user-1", {"type": "table.frame"})]
+    monkeypatch.setattr(broadcast, "get_channel_layer", Broken)
+    broadcast.send(messages)
+    assert any(r.levelname == "ERROR" and "broadcast" in r.getMessage() for r in caplog.records)
+    response = client.get("/healthz")
+    assert response.status_code == 503
+    assert response.json()["failed"] == ["delivery"]
+    assert response.json()["checks"]["delivery"].startswith("DeliveryFailing")
+    monkeypatch.setattr(broadcast, "get_channel_layer", Working)
+    broadcast.send(messages)
+    assert client.get("/healthz").status_code == 200
 
 
 def test_healthz_is_not_redirected_to_https(client, settings) -> None:
