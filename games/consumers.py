@@ -242,7 +242,10 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.resync_task = asyncio.get_running_loop().create_task(resync())
 
     async def table_departed(self, event: dict[str, Any]) -> None:
-        """This user left the table (before the start): nothing more to show here."""
+        """This user left the table (before the start): nothing more to show here. The
+        presence this socket announces as it closes names the seats left, not its own:
+        the other pages have no mark for it any more."""
+        self.seat_ids = tuple(seat for seat in self.seat_ids if seat != self.seat_id)
         await self.refuse(CLOSE_NOT_SEATED)
 
     async def table_presence(self, event: dict[str, Any]) -> None:

@@ -14,6 +14,7 @@ Choices come from one seeded generator: ``BROWSER_SEED=<n>`` replays them.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable, Sequence
 
 import pytest
@@ -126,3 +127,20 @@ def test_the_harness_fails_on_a_region_that_reads_otherwise_and_on_browser_error
     with pytest.raises(pytest.fail.Exception, match=r"console error .*a script went wrong"):
         h.check("a console error")
     h.check("nothing new")
+
+
+def test_the_waiting_room_after_a_player_leaves(server: Server, open_seats: OpenSeats) -> None:
+    """Issue 45: in the waiting room, after a player left, the other pages' controls read
+    otherwise than a fresh load (the pushed invite link was a path, the page's a whole
+    address). R11: leaving before the start frees the seat; the others see it live."""
+    seats = [Seat("wait"), Seat("stay"), Seat("go")]
+    setup = make_table(server, seats, ghost=False, seed=SEED + 9)
+    h = Harness(open_seats(setup, seats))
+    h.check("the waiting table opened")
+    leaver = h.players.pop()
+    leaver.page.locator("#controls").get_by_role("button", name="Leave").click()
+    expect(leaver.page).not_to_have_url(re.compile(rf"/tables/{setup.table_id}/$"))
+    for player in h.players:
+        expect(player.page.locator("#seats")).not_to_contain_text(leaver.name)
+    h.check("a player left before the start")
+    h.finish()
