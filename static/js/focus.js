@@ -47,12 +47,11 @@
       var el = document.querySelector(NEXT[i]);
       if (visible(el)) return el;
     }
+    // The hand is a focus target (tabindex="-1" in its template, so that no push's
+    // morph takes it away while it holds the focus), not a Tab stop: Tab goes on to
+    // its cards.
     var hand = document.getElementById("hand");
-    if (hand) {
-      // A region as a focus target (not a Tab stop): Tab goes on to its cards.
-      if (!hand.hasAttribute("tabindex")) hand.setAttribute("tabindex", "-1");
-      return hand;
-    }
+    if (hand) return hand;
     return null;
   }
 

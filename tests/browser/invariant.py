@@ -11,8 +11,7 @@ attribute, attributes in name order, whitespace between tags dropped, runs of
 whitespace in text made one space. Only what legitimately differs between a live
 page and a fresh load is normalised, each for the reason given in ``CANON``;
 anything else that differs fails with the player, the move, the region and both
-texts (a diff first). Focus is not part of an element's HTML: only the tabindex
-that focus.js gives #hand is. The comparison waits until the page is quiet (no
+texts (a diff first). Focus is not part of an element's HTML. The comparison waits until the page is quiet (no
 request in flight, no swap settling), so htmx's marks of a request under way
 (the htmx-request class, hx-disabled-elt's ``disabled``) are not normalised but
 must be gone. What the page's other scripts change is compared as it is:
@@ -116,9 +115,6 @@ CANON = r"""async (ids) => {
             // static/js/table.js turns the drawn table so that the viewer sits at the
             // bottom (data-rot, from data-me on the page root).
             if (name === "data-rot" && el.classList.contains("felt")) continue;
-            // static/js/focus.js makes #hand a focus target (tabindex=-1, not a Tab stop)
-            // when no control is left to focus after a move.
-            if (name === "tabindex" && el.id === "hand" && value === "-1") continue;
             // static/js/table.js shows a chat time in the viewer's own time zone, with
             // the whole date as its title.
             if (name === "title" && el.matches("time.chat__time")) continue;
