@@ -11,14 +11,14 @@ attribute, attributes in name order, whitespace between tags dropped, runs of
 whitespace in text made one space. Only what legitimately differs between a live
 page and a fresh load is normalised, each for the reason given in ``CANON``;
 anything else that differs fails with the player, the move, the region and both
-texts (a diff first). Focus is not part of an element's HTML. The comparison waits until the page is quiet (no
-request in flight, no swap settling), so htmx's marks of a request under way
-(the htmx-request class, hx-disabled-elt's ``disabled``) are not normalised but
-must be gone. What the page's other scripts change is compared as it is:
-static/js/turn.js writes only outside the regions (the title, the favicon,
-#announce), and static/js/live.js's carry forward moves each region root's
-data-version and its forms' version fields on to the version a frame brings,
-which must then read as the fresh load's.
+texts (a diff first). Focus is not part of an element's HTML. The comparison waits
+until the page is quiet (no request in flight, no swap settling), so htmx's marks of
+a request under way (the htmx-request class, hx-disabled-elt's ``disabled``) are not
+normalised but must be gone. What the page's other scripts change is compared as it
+is: static/js/turn.js writes only outside the regions (the title, the favicon,
+#announce), and static/js/live.js's carry forward moves each region root's data-
+version and its forms' version fields on to the version a frame brings, which must
+then read as the fresh load's.
 
 Every page also reports its browser errors (conftest.watch_errors: console errors,
 page errors, htmx's error events such as htmx:oobErrorNoTarget): the harness fails
