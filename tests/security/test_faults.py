@@ -356,8 +356,10 @@ def test_server_killed_mid_game(services: Services) -> None:
 
 
 def _terminate_backends(database_url: str, stop: threading.Event | None, kills: list[int]) -> None:
-    """End every backend of ``database_url``'s database but our own, every 20 ms until
-    ``stop`` (None: once); the counts go to ``kills``."""
+    """End every backend of ``database_url``'s database but our own, every 100 ms until
+    ``stop`` (None: once); the counts go to ``kills``. (Every 20 ms, the pool's new
+    connections were ended as fast as it opened them, and a request could wait out its
+    pool timeout: a storm no deployment sees, not the fault under test.)"""
     import psycopg
 
     with psycopg.connect(database_url, autocommit=True) as own:
@@ -369,7 +371,7 @@ def _terminate_backends(database_url: str, stop: threading.Event | None, kills: 
             kills.append(int(row[0]) if row else 0)
             if stop is None or stop.is_set():
                 return
-            time.sleep(0.02)
+            time.sleep(0.1)
 
 
 @pytest.mark.thorough  # 4 s of kills, 30-45 s in all on a loaded machine
