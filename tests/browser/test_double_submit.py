@@ -57,6 +57,15 @@ def assert_one_play(anne: Page, bob: Page) -> None:
     assert error in ("", "It is not your turn."), error
 
 
+def centre_of(page: Page, selector: str) -> tuple[float, float]:
+    """Where a finger or the mouse lands on the element, scrolled into view first."""
+    element = page.locator(selector)
+    element.scroll_into_view_if_needed()
+    box = element.bounding_box()
+    assert box is not None, selector
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
 @pytest.mark.parametrize("apart_ms", [0, 10, 50])
 def test_r5_a_double_click_plays_one_card_and_keeps_the_page(
     tables: RiggedTables, open_as: Callable[..., Page], apart_ms: int
@@ -66,11 +75,7 @@ def test_r5_a_double_click_plays_one_card_and_keeps_the_page(
     anne = open_as(setup, anne_name, DESKTOP)
     bob = open_as(setup, bob_name, DESKTOP)
     errors = console_errors(anne)
-    card = anne.locator("#play-G5")
-    card.scroll_into_view_if_needed()
-    box = card.bounding_box()
-    assert box is not None
-    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    x, y = centre_of(anne, "#play-G5")
     anne.mouse.click(x, y)
     if apart_ms:
         anne.wait_for_timeout(apart_ms)  # the input under test: two clicks this far apart
@@ -87,11 +92,7 @@ def test_r5_a_double_tap_on_a_phone_plays_one_card(
     anne = open_as(setup, anne_name, PHONE, has_touch=True, is_mobile=True)
     bob = open_as(setup, bob_name, PHONE, has_touch=True, is_mobile=True)
     errors = console_errors(anne)
-    card = anne.locator("#play-G5")
-    card.scroll_into_view_if_needed()
-    box = card.bounding_box()
-    assert box is not None
-    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    x, y = centre_of(anne, "#play-G5")
     anne.touchscreen.tap(x, y)
     anne.touchscreen.tap(x, y)
     assert_one_play(anne, bob)
