@@ -424,7 +424,11 @@ def test_proxy_serves_static_files_and_health_and_forwards_the_scheme(
     # Health over plain HTTP (exempt from the redirect), not logged anywhere.
     health = plain_http(deployment, "/healthz")
     assert health.status == 200, health.body
-    assert json.loads(health.body)["checks"] == {"database": "ok", "channel_layer": "ok"}
+    assert json.loads(health.body)["checks"] == {
+        "database": "ok",
+        "channel_layer": "ok",
+        "delivery": "ok",
+    }
     time.sleep(0.3)
     assert "/healthz" not in deployment.nginx_log.read_text()
     for server in range(2):
