@@ -36,6 +36,14 @@
  * 7. An answer that is not a frame (a 403 page, a 500, a rate limit) never
  *    replaces anything: its message (the answer's role="alert", else a sentence
  *    of the page's own) goes into the error line, and so does a network failure.
+ * 8. One move per state shown. A second submit of a table form whose version is
+ *    that of a move still on its way is a repeat (a double click, a double tap, a
+ *    key held down) and is not sent. A form of a newer version is sent at once,
+ *    even while the last move's answer is on its way: the push of a move reaches
+ *    its mover before the move's own answer (rendered after the push is sent),
+ *    and a player who acts on the pushed state (the host's "Next trick") must not
+ *    lose that move. (htmx's hx-sync cannot tell the two apart: it waits for the
+ *    answer, whatever the version.) The chat is not a move and goes on its own.
  */
 (function () {
   "use strict";
@@ -106,6 +114,32 @@
     var error = document.getElementById("error");
     // Its content only: the element stays the page's live region for the next reason.
     if (error) error.replaceChildren();
+  });
+
+  // 8. The versions of the moves on their way, one entry per request.
+  var sending = [];
+
+  function moveVersion(elt) {
+    if (!elt || !elt.closest || !elt.closest("#table-content") || elt.closest(".chat__form")) return null;
+    var field = elt.querySelector ? elt.querySelector('input[name="version"]') : null;
+    return field ? field.value : null;
+  }
+
+  document.addEventListener("htmx:confirm", function (evt) {
+    var version = moveVersion(evt.detail && evt.detail.elt);
+    if (version !== null && sending.indexOf(version) >= 0) evt.preventDefault();
+  });
+
+  document.addEventListener("htmx:beforeSend", function (evt) {
+    var detail = evt.detail || {};
+    var version = moveVersion(detail.elt);
+    if (version === null || !detail.xhr) return;
+    sending.push(version);
+    // loadend: after an answer, an error, an abort or a timeout alike.
+    detail.xhr.addEventListener("loadend", function () {
+      var at = sending.indexOf(version);
+      if (at >= 0) sending.splice(at, 1);
+    });
   });
 
   function applyFrame(html) {

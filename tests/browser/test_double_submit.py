@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from playwright.sync_api import Page, Route, expect
+from playwright.sync_api import APIResponse, Page, Route, expect
 
 from .conftest import RiggedTables, Server
 from .test_layout import DESKTOP, PHONE
@@ -162,3 +162,43 @@ def server_root_500(server: Server) -> str:
     return server.shell(
         "from django.template.loader import render_to_string\nprint(render_to_string('500.html'))\n"
     )
+
+
+def test_r5_a_move_on_a_pushed_state_is_sent_while_the_last_answer_is_on_its_way(
+    tables: RiggedTables, open_as: Callable[..., Page]
+) -> None:
+    """One move per state shown, not one move per answer: the push of a move reaches
+    the mover before the move's own answer does (the answer is rendered after the
+    push is sent). A move on the pushed state (here the host's "Next trick", R6) is
+    sent at once, not dropped as a repeat of the move still waiting for its answer.
+
+    Before, every table form waited for the last answer (hx-sync drop): a player
+    who acted as soon as the push showed the new state lost the move without a word
+    (CI, test_keyboard's complete game: "Next trick" pressed, nothing sent)."""
+    setup = tables.take()
+    anne_name, bob_name = setup.names
+    anne = open_as(setup, anne_name, DESKTOP)
+    bob = open_as(setup, bob_name, DESKTOP)
+    held: list[tuple[Route, APIResponse]] = []
+
+    def hold(route: Route) -> None:  # the play reaches the server; its answer waits
+        held.append((route, route.fetch()))
+
+    anne.route("**/play/", hold)
+    anne.locator("#play-G5").click()
+    expect(bob.locator("#trick [data-card='G5']")).to_have_count(1)
+    expect(anne.locator("#trick [data-card='G5']")).to_have_count(1)  # by the push
+    assert len(held) == 1, "anne's play is on its way, its answer not back"
+    bob.locator("#play-G7").click()  # bob follows green and wins the trick (R6)
+    next_trick = anne.get_by_role("button", name="Next trick")
+    expect(next_trick).to_be_enabled()
+    next_trick.click()
+    expect(bob.locator("#trick [data-card]")).to_have_count(0)  # the next trick began
+    expect(anne.locator("#trick [data-card]")).to_have_count(0)
+    route, answer = held[0]
+    route.fulfill(response=answer)  # the old answer lands last and changes nothing
+    anne.unroute("**/play/")
+    expect(anne.locator("#trick [data-card]")).to_have_count(0)
+    expect(anne.locator("#hand [data-card='Y3']")).to_have_count(1)
+    assert anne.evaluate(PAGE_INTACT)
+    expect(anne.locator("#error")).to_be_empty()
