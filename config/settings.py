@@ -67,6 +67,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # First: the request id and the request's log line cover everything below.
     "config.middleware.RequestContextMiddleware",
+    # Outside every middleware that reads the database: a lost connection is a 503.
+    "config.db_faults.DatabaseFaultMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -129,19 +131,20 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         {"transaction_mode": "IMMEDIATE", "timeout": 20}
     )
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    from config.db_pool import check_connection
+
     # One pool per process: a request borrows a connection and gives it back at
     # its end, so a move opens no new connection. max_size bounds what one
     # process can take of PostgreSQL's max_connections (100 by default).
-    from psycopg_pool import ConnectionPool
-
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": int(os.environ.get("DB_POOL_MIN", "2")),
         "max_size": int(os.environ.get("DB_POOL_MAX", "20")),
         "timeout": 10,
-        # Each connection is checked as it is handed out (an empty query, one round
-        # trip): one whose backend was ended (a restart, pg_terminate_backend, a
-        # proxy's idle timeout) is replaced instead of failing the request (issue 45).
-        "check": ConnectionPool.check_connection,
+        # Each connection is checked as it is handed out: one whose backend was
+        # ended (a restart, pg_terminate_backend) is replaced instead of failing the
+        # request (issue 45). The check looks at the socket, no round trip
+        # (config.db_pool).
+        "check": check_connection,
     }
 
 # A move's bounds on PostgreSQL (games.transactions): the table row's lock is waited

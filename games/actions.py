@@ -15,12 +15,13 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from django.db import DatabaseError, IntegrityError, InterfaceError, OperationalError
+from django.db import DatabaseError, IntegrityError
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts import ratelimit
+from config.db_faults import connection_lost, sqlstate_of
 
 from . import frames, integrity, rules, state_cache, transactions
 from .broadcast import chat_changed_on_commit, seat_changed_on_commit, table_changed_on_commit
@@ -232,15 +233,6 @@ def _try_again() -> ActionError:
     return ActionError(_("Your move could not be saved and nothing changed. Try again."), 503)
 
 
-def _connection_lost(error: DatabaseError) -> bool:
-    """The database connection broke under the statement (no answer, or its backend
-    was ended): nothing of the transaction committed, a fresh connection may work."""
-    sqlstate = transactions.sqlstate_of(error)
-    if sqlstate is None:
-        return isinstance(error, OperationalError | InterfaceError)
-    return sqlstate.startswith(("08", "57P"))
-
-
 def _atomic_action[**P, R](func: Callable[P, R]) -> Callable[P, R]:
     """Run an action in a transaction; a lost race on a unique constraint is a 409, not a 500.
 
@@ -309,11 +301,11 @@ def _attempt[**P, R](func: Callable[P, R], *args: P.args, **kwargs: P.kwargs) ->
         )
         raise
     except DatabaseError as error:
-        sqlstate = transactions.sqlstate_of(error)
+        sqlstate = sqlstate_of(error)
         if sqlstate in BUSY:
             log.warning("%s: the table is busy (%s): %s", func.__name__, sqlstate, error)
             raise _busy() from error
-        if sqlstate in TRANSIENT or _connection_lost(error):
+        if sqlstate in TRANSIENT or connection_lost(error):
             raise _RunAgain(f"{sqlstate or type(error).__name__}: {error}") from error
         log.exception("%s: a statement failed", func.__name__)
         raise _try_again() from error

@@ -45,6 +45,8 @@ from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, DataError, connections, transaction
 from django.db.models import Model
 
+from config.db_faults import sqlstate_of
+
 #: As Model.save(update_fields=...) on a row that is gone.
 NO_ROW = "Save with update_fields did not affect any rows."
 DIVISION_BY_ZERO = "22012"  # PostgreSQL's SQLSTATE for it
@@ -286,18 +288,6 @@ def _end(batch: Batch, connection: Any, ours: bool, using: str) -> None:
         batch.waiting.clear()
     else:
         batch.flush()
-
-
-def sqlstate_of(error: BaseException) -> str | None:
-    """The SQLSTATE PostgreSQL answered ``error`` with (psycopg's, under Django's
-    wrapping); None when it answered nothing."""
-    seen: BaseException | None = error
-    while seen is not None:
-        sqlstate = getattr(seen, "sqlstate", None)
-        if sqlstate:
-            return str(sqlstate)
-        seen = seen.__cause__
-    return None
 
 
 def _answer_lost(error: DatabaseError, connection: Any) -> bool:

@@ -41,7 +41,7 @@ def test_database_url_and_redis_url_switch_to_postgresql_and_redis():
     )
     assert settings["db"] == "django.db.backends.postgresql"
     # A pooled connection is checked as it is handed out (issue 45: ended backends).
-    assert settings["opts"]["pool"]["check"] == "ConnectionPool.check_connection"
+    assert settings["opts"]["pool"]["check"] == "check_connection"
     assert settings["layer"] == "config.channel_layers.PipelinedPubSubChannelLayer"
     # redis-py's default pool of 100 fails the 101st socket: the pool is raised.
     assert settings["hosts"] == [{"address": "redis://127.0.0.1:6379/0", "max_connections": 1000}]

@@ -221,7 +221,8 @@ def one_move(port: int, table: int, players: list[Browser]) -> tuple[int, str, d
         url = reverse(move.url_name, args=[table])
         status, body = player.request(port, "POST", url, form)
         return status, url, {**form, "_body": body[:2000]}
-    raise AssertionError("nobody has a move")
+    shown = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+    raise AssertionError(f"nobody has a move: {shown[:1500]}")
 
 
 def new_game(services: Services, prefix: str) -> tuple[int, list[Browser]]:
@@ -387,16 +388,21 @@ def test_backends_terminated_under_moves_answer_no_500(services: Services) -> No
         target=_terminate_backends, args=(services.env["DATABASE_URL"], stop, kills)
     )
     moves: list[int] = []
+    pages: list[int] = []
     killer.start()
     try:
         deadline = time.monotonic() + 4
         while time.monotonic() < deadline:
             for player in players:
                 status, html = player.request(port, "GET", f"/tables/{table}/")
+                pages.append(status)
                 if status != 200:
-                    break  # a page whose connection died under it
+                    break  # a page whose connection died under it: 503, try again
                 move = driver.choose_move(MOVES, driver.options_from_page(html))
-                if move is not None:
+                # Moves are left over for the checks below (a game of two and the
+                # ghost is about 190 moves, which a fast machine makes in 4 s): then
+                # only pages load under the kills.
+                if move is not None and len(moves) < 150:
                     url = reverse(move.url_name, args=[table])
                     moves.append(
                         player.request(port, "POST", url, move.form(page_version(html)))[0]
@@ -405,8 +411,11 @@ def test_backends_terminated_under_moves_answer_no_500(services: Services) -> No
     finally:
         stop.set()
         killer.join()
-    assert sum(kills) >= 10, kills  # the fault happened, many times
+    # The fault happened, many times (backends ended, also those of the pool's new
+    # connections: 9 to 60 a run here).
+    assert sum(kills) >= 5, (kills, moves, pages)
     assert moves and 500 not in moves, moves
+    assert set(pages) <= {200, 503}, pages  # a page whose connection broke: try again
     assert set(moves) <= {303, 409, 503}, moves  # done, stale, or "try again"
     for _ in range(3):  # right after: no page load, no move answers 500
         status, url, form = one_move(port, table, players)
