@@ -2,8 +2,9 @@
 
 Each action runs in one transaction, locks the table row, checks who acts, the
 phase, the turn and the version, asks games.rules whether the move is legal,
-writes, bumps the table version, and broadcasts after commit. A refusal raises
-ActionError before anything is written, so it changes nothing.
+writes, bumps the table version, and says what happened (games.outcome), which
+goes to the pages once the transaction commits. A refusal raises ActionError
+before anything is written, so it changes nothing.
 """
 
 from __future__ import annotations
@@ -23,8 +24,7 @@ from django.utils.translation import gettext as _
 from accounts import ratelimit
 from config.db_faults import connection_lost, sqlstate_of
 
-from . import frames, integrity, rules, state_cache, transactions
-from .broadcast import chat_changed_on_commit, seat_changed_on_commit, table_changed_on_commit
+from . import integrity, outcome, rules, state_cache, transactions
 from .compiled import CompiledRead
 from .compiled_writes import insert, insert_many, save_fields
 from .models import (
@@ -155,9 +155,9 @@ def _check_playing(table: Table, phase: str) -> None:
 
 
 def _bump(table: Table, **changes: Any) -> Table:
-    """Save the table at its next version; every region of every seat is pushed again."""
+    """Save the table at its next version: all of it changed (Change.TABLE)."""
     _save_version(table, **changes)
-    table_changed_on_commit(table)
+    outcome.on_commit(outcome.Outcome(table, outcome.Change.TABLE))
     return table
 
 
@@ -171,15 +171,10 @@ DEAL_FIELDS = ("version", "round_number", "phase", "updated_at")
 
 
 def _bump_move(state: GameState) -> Table:
-    """Save a move (bid, play, next trick) and push what it changed from ``state``."""
+    """Save a move (bid, play, next trick); ``state`` says what it changed."""
     table = state.table
     _save_version(table, fields=MOVE_FIELDS)
-    table_changed_on_commit(
-        table,
-        state=state,
-        public=frames.public_regions_after_move(state),
-        own_regions_of=frames.own_regions_after_move(state),
-    )
+    outcome.on_commit(outcome.Outcome(table, outcome.Change.MOVE, state))
     state_cache.keep_on_commit(state)
     return table
 
@@ -188,15 +183,6 @@ def _game_state(table: Table, seats: list[Seat]) -> GameState:
     """The game of the locked ``table`` (its ``seats`` just read with the lock): as
     this process's last move of it left it (games.state_cache), else read."""
     return state_cache.take(table, seats) or load_state(table, seats)
-
-
-def _move_state(table: Table, seats: list[Seat]) -> GameState:
-    """``_game_state`` for a bid, a play or "next trick", with a record of what the pages
-    hold of the public regions the move may push, so that it sends only what changed
-    (games.frames.remember_sent)."""
-    state = _game_state(table, seats)
-    frames.remember_sent(state, frames.parted_regions_a_move_may_push(state))
-    return state
 
 
 def _save_version(table: Table, fields: tuple[str, ...] | None = None, **changes: Any) -> None:
@@ -385,7 +371,7 @@ def leave_table(user: Any, table_id: int, *, confirmed: bool = False) -> Table:
             other.position -= 1
             other.save(update_fields=["position"])
         _save_version(table)
-        table_changed_on_commit(table, departed=departed)
+        outcome.on_commit(outcome.Outcome(table, outcome.Change.TABLE, departed=departed))
         return table
     if table.status == Table.Status.PLAYING:
         if not confirmed:
@@ -480,7 +466,7 @@ def _begin_round(table: Table, number: int, seats: list[Seat] | None = None) -> 
 @_atomic_action
 def place_bid(user: Any, table_id: int, version: int, value: int) -> Table:
     table, seats = _lock_with_seats(table_id)
-    state = _move_state(table, seats)
+    state = _game_state(table, seats)
     seat = _seat(table, user, state.seats)
     _check_playing(table, Table.Phase.BIDDING)
     assert state.round is not None
@@ -512,7 +498,7 @@ def place_bid(user: Any, table_id: int, version: int, value: int) -> Table:
 @_atomic_action
 def play_card(user: Any, table_id: int, version: int, card: str, tigress_as: str = "") -> Table:
     table, seats = _lock_with_seats(table_id)
-    state = _move_state(table, seats)
+    state = _game_state(table, seats)
     seat = _seat(table, user, state.seats)
     _check_version(table, version)
     _check_playing(table, Table.Phase.PLAYING)
@@ -584,7 +570,7 @@ def preselect_card(
     # that a hand changed (games.state_cache).
     table.revision += 1
     save_fields(table, ("revision",))
-    seat_changed_on_commit(table, state, seat)
+    outcome.on_commit(outcome.Outcome(table, outcome.Change.SEAT, state, seat=seat))
     state_cache.keep_on_commit(state)
     return table
 
@@ -734,7 +720,7 @@ def _lock_for_host(user: Any, table_id: int, version: int, phase: str) -> tuple[
 @_atomic_action
 def next_trick(user: Any, table_id: int, version: int) -> Table:
     table, seats = _lock_for_host(user, table_id, version, Table.Phase.TRICK_DONE)
-    state = _move_state(table, seats)
+    state = _game_state(table, seats)
     assert state.round is not None and state.trick is not None
     previous = state.trick
     trick = insert(
@@ -753,14 +739,12 @@ def next_round(user: Any, table_id: int, version: int) -> Table:
     ended = state_cache.take(table, seats)  # the round just scored, as this process left it
     state = _begin_round(table, table.round_number + 1, seats)
     if ended is not None:
-        # The scores so far (the round just ended included) and what the pages hold.
-        state._scores, state.sent = ended._scores, ended.sent
+        state._scores = ended._scores  # the scores so far, the round just ended included
     # The columns a deal changes, as a compiled write: it waits in the batch and goes
-    # with the hand cards and the COMMIT, while the frames render (games.transactions).
+    # with the hand cards and the COMMIT (games.transactions).
     _save_version(table, fields=DEAL_FIELDS)
-    # Every region of every seat but the chat changes (a new deal): pushed from this
-    # state, which the next move (a bid) takes from the cache.
-    table_changed_on_commit(table, state=state, public=frames.NEW_DEAL_REGIONS)
+    # This state is the next move's (a bid), from the cache.
+    outcome.on_commit(outcome.Outcome(table, outcome.Change.DEAL, state))
     state_cache.keep_on_commit(state)
     return table
 
@@ -797,7 +781,7 @@ def post_chat(user: Any, table_id: int, text: str) -> ChatMessage:
     # Chat does not bump the version: a message must not turn a player's
     # pending move into a stale one. The push sends the chat log alone (after
     # the commit, when the caller runs in a transaction).
-    chat_changed_on_commit(table)
+    outcome.on_commit(outcome.Outcome(table, outcome.Change.CHAT))
     return message
 
 

@@ -7,5 +7,6 @@ class GamesConfig(AppConfig):
     verbose_name = _("Games")
 
     def ready(self) -> None:
-        # A renamed user or a new language reaches the open table pages (signals).
-        from . import resync  # noqa: F401
+        # An action's outcome reaches the open table pages (games.outcome.committed),
+        # and so do a renamed user and a new language (signals).
+        from . import broadcast, resync  # noqa: F401

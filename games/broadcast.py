@@ -17,17 +17,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextvars import ContextVar
 from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.dispatch import receiver
 
 from config import delivery
 
-from . import frames, presence, state_cache, transactions
+from . import frames, held, outcome, presence, state_cache
 from .models import Seat, Table
+from .outcome import Change, Outcome
 from .state import GameState, load_state
 
 log = logging.getLogger(__name__)
@@ -66,59 +68,47 @@ def user_group(table_id: int, user_id: int) -> str:
     return f"table-{table_id}-user-{user_id}"
 
 
-def table_changed_on_commit(
-    table: Table,
-    *,
-    state: GameState | None = None,
-    public: Iterable[str] = frames.PUBLIC_REGIONS,
-    seat_regions: bool = True,
-    own_regions_of: dict[int, tuple[str, ...]] | None = None,
-    departed: Iterable[int] = (),
-) -> None:
-    """Once the transaction commits, send every seat what changed.
-
-    ``state`` is the game as the action left it (None: read it again after the
-    commit, for the rare actions that change the table's shape); its frames are
-    rendered and sent once the transaction has committed. ``public`` names the
-    public regions the change touches; ``seat_regions`` whether the seats' own
-    regions change (chat: no), and ``own_regions_of`` which of them for each seat
-    id (None: all of them for everyone; see frames.own_regions_after_move).
-    ``departed`` users lost their seat: their sockets are closed.
-    """
-    public = tuple(public)
-    departed = tuple(departed)
-    transactions.on_commit(
-        lambda: publish(table, state, public, seat_regions, departed, own_regions_of)
-    )
-
-
-def chat_changed_on_commit(table: Table) -> None:
-    """Once committed, send every seat the chat log (nothing else changed)."""
-
-    def publish_chat() -> None:
-        seats = list(table.seats.select_related("user").order_by("position"))
-        publish(table, GameState(table, seats), frames.CHAT_REGIONS, False, ())
-
-    transactions.on_commit(publish_chat)
+@receiver(outcome.committed, dispatch_uid="games.broadcast.deliver")
+def deliver(sender: Any, outcome: Outcome, **kwargs: Any) -> None:
+    """The one way in: an action's outcome, once committed, to every page it changes."""
+    table, state = outcome.table, outcome.state
+    match outcome.change:
+        case Change.MOVE:
+            assert state is not None
+            publish(
+                table,
+                state,
+                frames.public_regions_after_move(state),
+                True,
+                (),
+                frames.own_regions_after_move(state),
+            )
+        case Change.DEAL:
+            # Every region of every seat but the chat changes.
+            publish(table, state, frames.NEW_DEAL_REGIONS, True, ())
+        case Change.TABLE:
+            publish(table, state, frames.PUBLIC_REGIONS, True, outcome.departed)
+        case Change.SEAT:
+            assert state is not None and outcome.seat is not None
+            _publish_seat(table, state, outcome.seat)
+        case Change.CHAT:
+            seats = list(table.seats.select_related("user").order_by("position"))
+            publish(table, GameState(table, seats), frames.CHAT_REGIONS, False, ())
 
 
-def seat_changed_on_commit(table: Table, state: GameState, seat: Seat) -> None:
-    """Once committed, send one seat its own regions again (nobody else's view changed)."""
-
-    def publish_seat() -> None:
-        html = frames.render_own_regions(state, seat)
-        collector = _collected.get()
-        if collector is not None:
-            collector[seat.user_id] = html
-        message = {
-            "type": "table.frame",
-            "version": table.version,
-            "regions": list(frames.SEAT_REGIONS),
-            "html": html,
-        }
-        send([(user_group(table.pk, seat.user_id), message)])
-
-    transactions.on_commit(publish_seat)
+def _publish_seat(table: Table, state: GameState, seat: Seat) -> None:
+    """One seat's own regions again (nobody else's view changed)."""
+    html = frames.render_own_regions(state, seat)
+    collector = _collected.get()
+    if collector is not None:
+        collector[seat.user_id] = html
+    message = {
+        "type": "table.frame",
+        "version": table.version,
+        "regions": list(frames.SEAT_REGIONS),
+        "html": html,
+    }
+    send([(user_group(table.pk, seat.user_id), message)])
 
 
 def publish(
@@ -137,8 +127,8 @@ def publish(
         if fresh is None:
             return {}
         state = load_state(fresh)
-        state.sent = state_cache.sent_before(fresh)
-    frames_of = _render_for_listeners(state, public, seat_regions, changed, _actor.get())
+    record = held.before(state.table)
+    frames_of = _render_for_listeners(state, public, seat_regions, changed, _actor.get(), record)
     collector = _collected.get()
     if collector is not None and seat_regions:
         collector.update(frames_of)
@@ -160,6 +150,10 @@ def publish(
     ]
     messages += [(user_group(table_id, uid), {"type": "table.departed"}) for uid in departed]
     send(messages)
+    if any(region in frames.PARTED_REGIONS for region in public):
+        # What the pages hold now, for the next move to send only what it changes.
+        frames.remember(state, record, frames.parted_regions_a_move_may_push(state))
+        held.keep(state.table, record)
     if read_again:
         # Read after the commit, with what the pages now hold: the next move starts from it.
         state_cache.keep(state)
@@ -172,18 +166,24 @@ def _render_for_listeners(
     seat_regions: bool,
     changed: dict[int, tuple[str, ...]] | None,
     actor: int | None,
+    record: held.Record,
 ) -> dict[int, str]:
     """The frames of the seats that watch (a socket opened later reads a full
     snapshot), and the actor's, whose HTTP answer is its frame: user id -> frame."""
     listening = _listening_seats(state)
     users = None
-    state.online = listening
     if listening is not None:
         users = {seat.user_id for seat in state.seats if seat.pk in listening}
         if actor is not None:
             users.add(actor)
     return frames.render_frames(
-        state, public, seat_regions=seat_regions, users=users, changed=changed
+        state,
+        public,
+        seat_regions=seat_regions,
+        users=users,
+        changed=changed,
+        held=record,
+        online=listening,
     )
 
 

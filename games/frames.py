@@ -14,22 +14,23 @@ seat of the list, one round's row of the score sheet) goes as those parts only,
 each swapped by its id (games.parts).
 
 Frames are rendered where the state already is: in the process that made the
-move, from the state the action wrote, while its COMMIT is on its way, and sent
-once it is back (games.broadcast, games.transactions).
+move, from the state the action left, once its COMMIT is back (games.broadcast).
 The actor's own HTTP answer is the frame its socket gets, not a second render.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.conf import settings
 from django.utils import translation
 
 from . import parts, presenter, regions
+from .held import Record
 from .models import Seat, Table
+from .rematch import Proposal
 from .state import GameState
 
 PUBLIC_REGIONS: tuple[str, ...] = ("seats", "trick", "scores", "chat-log", "tricks-history")
@@ -67,9 +68,9 @@ def public_regions_after_move(state: GameState) -> tuple[str, ...]:
 
 
 def parted_regions_a_move_may_push(state: GameState) -> tuple[str, ...]:
-    """The parted public regions that a bid, a play or "next trick" from ``state`` (as
-    read, before the move) may push: the seats always, the earlier tricks when a trick
-    starts or ends, the scores when a play can end the round (its last trick)."""
+    """The parted public regions that a bid, a play or "next trick" from ``state`` may
+    push: the seats always, the earlier tricks when a trick starts or ends, the scores
+    when a play can end the round (its last trick)."""
     last_trick = (
         state.round is not None
         and state.trick is not None
@@ -78,34 +79,32 @@ def parted_regions_a_move_may_push(state: GameState) -> tuple[str, ...]:
     return ("seats", "tricks-history", *(("scores",) if last_trick else ()))
 
 
-def remember_sent(state: GameState, regions: Iterable[str]) -> None:
-    """Record ``regions`` (parted public regions) of ``state``'s version as what was last
-    sent (``state.sent``), where there is no record of them: as every page at that
-    version holds them.
+def remember(state: GameState, held: Record, regions: Iterable[str]) -> None:
+    """Put into ``held`` (games.held) the ``regions`` (parted public regions) of
+    ``state``'s version that it lacks, as every page at that version holds them.
 
-    A region goes as its changed parts only against such a record. A move that read
-    its game (another process moved the table last, or this one restarted) has none,
-    and a region this process never pushed for the table has none either (the score
-    sheet of a table read in the middle of a round). Without one, the region goes
-    whole: at a round's end, the whole score sheet. Rendered from the state as read,
-    before the move changes it, the record lets the move send only the parts that
-    changed. A part that reads otherwise on some page (an online mark that moved since)
-    is only sent again.
+    A region goes as its changed parts only against such a record; without one it
+    goes whole. The frames of a version record what they sent, but not a region
+    they did not send: the score sheet of a table this process first moved in the
+    middle of a round (after a restart) is not in the record when the round's last
+    play changes it. Rendered here from the state of the version the pages hold,
+    once the version's frames are out, the record lets the next move send only the
+    parts that changed (at a round's end, its row and the totals).
 
     The languages are those the table was last sent in (all its seats' when nothing
     was): a language whose readers closed the table is not rendered on every move.
     """
-    languages = {language for language, _region in state.sent} or {
+    languages = {language for language, _region in held} or {
         language_of(seat.user) for seat in state.seats
     }
     for language in languages:
-        missing = [region for region in regions if (language, region) not in state.sent]
+        missing = [region for region in regions if (language, region) not in held]
         if not missing:
             continue
         with translation.override(language):
             context = {**presenter.public_context(state), **PUSHED}
             for region in missing:
-                state.sent[language, region] = parts.split(render_region(region, context))
+                held[language, region] = parts.split(render_region(region, context))
 
 
 def own_regions_after_move(state: GameState) -> dict[int, tuple[str, ...]] | None:
@@ -191,14 +190,21 @@ def render_frames(
     seat_regions: bool = True,
     users: set[int] | None = None,
     changed: dict[int, tuple[str, ...]] | None = None,
+    held: Record | None = None,
+    online: set[int] | None = None,
 ) -> dict[int, str]:
     """user id -> the frame for that seat: ``public`` regions, then its own regions.
 
     ``users``: only these users' frames (None: every seat's). ``changed``: seat id ->
     the seat regions rendered for it (None: all; see own_regions_after_move).
+    ``held``: what the pages hold of the parted regions (games.held), against which
+    only their changed parts go; updated to what this render sends. ``online``: the
+    seats with a socket open, if just read.
     """
+    held = {} if held is None else held
     public = [r for r in PUBLIC_REGIONS if r in set(public)]
     shared: dict[str, str] = {}  # language -> the public regions, rendered once
+    proposal = presenter.proposal_reader(state)  # a finished table's, read once for all
     frames: dict[int, str] = {}
     for seat in state.seats:
         if users is not None and seat.user_id not in users:
@@ -208,35 +214,47 @@ def render_frames(
             if language not in shared:
                 # The context holds sentences already in words (the trick's reasons):
                 # built again in each language, never shared across languages.
-                shared_context = {**presenter.public_context(state), **PUSHED}
+                shared_context = {**presenter.public_context(state, online=online), **PUSHED}
                 shared[language] = "".join(
-                    _public_region(state, language, region, shared_context) for region in public
+                    _public_region(state, held, language, region, shared_context)
+                    for region in public
                 )
-            own = _render_seat(state, seat, own_regions(seat, changed)) if seat_regions else ""
+            own = (
+                _render_seat(state, seat, own_regions(seat, changed), proposal)
+                if seat_regions
+                else ""
+            )
         frames[seat.user_id] = shared[language] + own
     # A language nobody read this time: its pages get a snapshot when they connect
     # again, so what was last sent in it no longer says what they hold.
-    for language, region in list(state.sent):
+    for language, region in list(held):
         if region in public and language not in shared:
-            del state.sent[language, region]
+            del held[language, region]
     return frames
 
 
-def _public_region(state: GameState, language: str, region: str, context: dict[str, Any]) -> str:
+def _public_region(
+    state: GameState, held: Record, language: str, region: str, context: dict[str, Any]
+) -> str:
     """A public region as this move sends it: whole, or only its parts that changed
     since the render the pages hold (games.parts), or nothing if none did."""
     html = render_region(region, context)
     if region not in PARTED_REGIONS:
         return html
     now = parts.split(html)
-    before = state.sent.get((language, region))
-    state.sent[language, region] = now
+    before = held.get((language, region))
+    held[language, region] = now
     ids = parts.changed_parts(before, now) if before is not None else None
     return html if ids is None else parts.pushed(now, ids, state.table.version)
 
 
-def _render_seat(state: GameState, seat: Seat, regions: tuple[str, ...] = SEAT_REGIONS) -> str:
-    context = {**presenter.seat_context(state, seat), **PUSHED}
+def _render_seat(
+    state: GameState,
+    seat: Seat,
+    regions: tuple[str, ...] = SEAT_REGIONS,
+    proposal: Callable[[], Proposal] | None = None,
+) -> str:
+    context = {**presenter.seat_context(state, seat, proposal=proposal), **PUSHED}
     return _render(regions, context)
 
 

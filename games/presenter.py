@@ -267,17 +267,18 @@ def _phase_flags(phase: str) -> dict[str, bool]:
 # ---------------------------------------------------------------------------
 
 
-def public_context(state: GameState) -> dict[str, Any]:
+def public_context(state: GameState, *, online: set[int] | None = None) -> dict[str, Any]:
     """The context of the public regions: no viewer, nothing private (R4).
 
     Each region's data is a cached callable, which the template resolves only
     when a region uses it: a move that re-renders neither the scores nor the
-    chat reads neither.
+    chat reads neither. ``online``: the seats with a socket open, when the caller
+    has just read them (the seat list's marks then cost no second read).
     """
     table = state.table
     names = _names(state)
     phase = _phase(state)
-    players = functools.cache(lambda: _players(state, names))
+    players = functools.cache(lambda: _players(state, names, online))
     trick = functools.cache(lambda: _trick(state, names))
     return {
         "table_id": table.pk,
@@ -330,7 +331,7 @@ def _history(state: GameState, names: dict[int, str]) -> dict[str, Any]:
     return {"last": earlier[-1] if earlier else None, "tricks": earlier}
 
 
-def _players(state: GameState, names: dict[int, str]) -> list[PlayerView]:
+def _players(state: GameState, names: dict[int, str], online: set[int] | None) -> list[PlayerView]:
     table = state.table
     rnd = state.round
     running = table.status == Table.Status.PLAYING
@@ -341,7 +342,6 @@ def _players(state: GameState, names: dict[int, str]) -> list[PlayerView]:
     to_play = state.next_to_play() if running else None
     leader = trick.leader_id if trick is not None and not trick.complete else None
     ghost_leads = trick is not None and not trick.complete and trick.leader_id is None
-    online = state.online
     if online is None:
         online = presence.online_seats([seat.pk for seat in state.seats])
 
@@ -501,7 +501,13 @@ def _chat_reader(table: Table) -> Callable[[], list[ChatMessage]]:
 # ---------------------------------------------------------------------------
 
 
-def seat_context(state: GameState, me: Seat, *, origin: str = "") -> dict[str, Any]:
+def seat_context(
+    state: GameState,
+    me: Seat,
+    *,
+    origin: str = "",
+    proposal: Callable[[], Proposal] | None = None,
+) -> dict[str, Any]:
     """The context of one seat's own regions. ``origin`` makes the invite link absolute."""
     table = state.table
     names = _names(state)
@@ -554,7 +560,7 @@ def seat_context(state: GameState, me: Seat, *, origin: str = "") -> dict[str, A
         "controls": controls,
         "standings": _standings(state, names) if table.status == Table.Status.FINISHED else [],
         "rematch": SimpleLazyObject(
-            lambda: rematch_context(table, me, state.seats, lambda: _proposal(state))
+            lambda: rematch_context(table, me, state.seats, proposal or proposal_reader(state))
         ),
     }
 
@@ -574,13 +580,10 @@ def _refused_next(state: GameState, me: Seat, own: list[rules.Card]) -> str:
     }
 
 
-def _proposal(state: GameState) -> Proposal:
-    """The table's rematch proposal, read once per version for all of its seats (every
-    rematch action bumps the version)."""
-    version = state.table.version
-    if state.rematch is None or state.rematch[0] != version:
-        state.rematch = (version, read_proposal(state.table))
-    return state.rematch[1]
+def proposal_reader(state: GameState) -> Callable[[], Proposal]:
+    """The table's rematch proposal, read on first use only: one reader shared by every
+    seat rendered from ``state`` reads it once for all of them."""
+    return functools.cache(lambda: read_proposal(state.table))
 
 
 def _hand(state: GameState, me: Seat, own: list[rules.Card]) -> HandView:

@@ -9,15 +9,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from . import rules
 from .compiled import CompiledRead
 from .models import Bid, HandCard, Play, Round, RoundScore, Seat, Table, Trick
-from .parts import Split
-
-if TYPE_CHECKING:
-    from .rematch import Proposal
 
 GHOST = rules.GHOST
 
@@ -43,17 +38,6 @@ class GameState:
     # and the seats that bid or played since (None: the ghost), filled in by games.actions.
     loaded_at: tuple[str, str, int, int] = ("", "", 0, 0)
     moved: set[int | None] = field(default_factory=set)
-    # The seats with an open socket, when the caller has just read them
-    # (games.broadcast): the seat list's online marks then cost no second read.
-    online: set[int] | None = None
-    # The public regions this process last sent for the table, by (language, region),
-    # split into their parts: what the pages hold, so the next move can send only the
-    # parts of a region that changed (games.parts). It lives as long as this state
-    # (games.state_cache).
-    sent: dict[tuple[str, str], Split] = field(default_factory=dict, repr=False)
-    # A finished table's rematch proposal (games.rematch.Proposal) with the version it
-    # was read at: every seat's controls show the same one, read once per version.
-    rematch: tuple[int, Proposal] | None = field(default=None, repr=False)
 
     @property
     def scores(self) -> list[RoundScore]:

@@ -20,9 +20,8 @@ instead of reading it, when the locked table row says nothing changed since:
   has committed, so a move that fails (or is refused) leaves nothing behind,
   and two threads never share one.
 
-The state also keeps what this process last sent of the table's public regions
-(``GameState.sent``, games.parts), so the next move sends only what changed.
-Only moves use it (games.actions); pages and sockets read the database.
+Only moves use it (games.actions), and the delivery of a change that read its
+game again after the commit (games.broadcast); pages and sockets read the database.
 """
 
 from __future__ import annotations
@@ -36,7 +35,6 @@ from django.db.models import F
 
 from . import transactions
 from .models import Seat, Table
-from .parts import Split
 from .state import SEATS, GameState
 
 #: Tables kept per process (the least recently moved are dropped first). A state of
@@ -77,7 +75,6 @@ def take(table: Table, seats: list[Seat] | None = None) -> GameState | None:
         plays=kept.plays,
         round_plays=kept.round_plays,
         _scores=kept._scores,
-        sent=kept.sent,
     )
     if state.round is not None:
         state.round.table = table
@@ -95,21 +92,6 @@ def _fresh_seats(table: Table, kept: list[Seat], seats: list[Seat] | None) -> li
     for seat in seats:
         seat.table = table
     return seats
-
-
-def sent_before(table: Table) -> dict[tuple[str, str], Split]:
-    """What this process last sent of ``table``'s public regions, if that was the version
-    just before ``table``'s (games.parts): an action that reads its game again after
-    the commit (a game cancelled in play) still sends only the parts that changed.
-    Else nothing. (A new deal pushes the state it dealt: games.actions.next_round.)"""
-    with _lock:
-        entry = _kept.get(table.pk)
-    if entry is None:
-        return {}
-    (created_at, seed, version, _revision), kept = entry
-    if (created_at, seed, version + 1) != (table.created_at, table.seed, table.version):
-        return {}
-    return dict(kept.sent)
 
 
 def keep_on_commit(state: GameState) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from games import actions, frames
+from games import actions, frames, outcome
 from games.models import Rematch, RematchAcceptance, Seat, Table
 from games.state import load_state
 
@@ -158,9 +158,9 @@ def test_every_rematch_action_bumps_the_version_and_pushes_on_commit(
 ) -> None:
     pushed: list[tuple[int, int]] = []
     monkeypatch.setattr(
-        actions,
-        "table_changed_on_commit",
-        lambda table, **kwargs: pushed.append((table.pk, table.version)),
+        outcome,
+        "on_commit",
+        lambda said: pushed.append((said.table.pk, said.table.version)),
     )
     table = fresh(world.finished3)
     ana, ben, cy = world.user("ana"), world.user("ben"), world.user("cy")

@@ -111,14 +111,14 @@ def test_a_move_made_elsewhere_is_read_again(
 def _spy_on_states() -> tuple[list[Any], Any]:
     """The game state each move runs on, and a patch that records it."""
     used: list[Any] = []
-    real = actions._move_state
+    real = actions._game_state
 
     def spy(locked: Table, seats: list[Any]) -> Any:
         state = real(locked, seats)
         used.append(state)
         return state
 
-    return used, mock.patch.object(actions, "_move_state", spy)
+    return used, mock.patch.object(actions, "_game_state", spy)
 
 
 def _frames(commit: Any, action: Any, *args: Any) -> tuple[Table, list[str]]:
