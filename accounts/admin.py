@@ -3,7 +3,7 @@ from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.template.loader import render_to_string
 from django.utils.translation import gettext_lazy as _
 
-from games.stats import player_stats
+from games.after.stats import player_stats
 
 from .models import User
 

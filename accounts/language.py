@@ -11,7 +11,7 @@ Accept-Language. On top of it, a logged-in user's account remembers a language
 - ``UserLanguageMiddleware`` applies the account's language to each request and
   keeps the cookie in step, so that logging out leaves the page as it was.
 
-The table's pushes read User.language too (games.frames.language_of): each player
+The table's pushes read User.language too (games.live.frames.language_of): each player
 reads a live table in their own language.
 """
 

@@ -10,7 +10,7 @@ from django.db.models.functions import Lower
 from django.db.models.lookups import Exact
 from django.utils.translation import gettext_lazy as _
 
-from games.compiled import CompiledRead
+from games.storage.compiled import CompiledRead
 
 from .names import validate_not_reserved
 
@@ -32,7 +32,7 @@ class CaseInsensitiveUserManager(UserManager["User"]):
 
     def get(self, *args: Any, **kwargs: Any) -> "User":
         """``get(pk=<int>)``, what authentication does on every request (Django's
-        ModelBackend.get_user), reads with SQL compiled once per process (games.compiled):
+        ModelBackend.get_user), reads with SQL compiled once per process (games.storage.compiled):
         building and compiling that query was 3 % of a move's CPU in the live benchmark.
         The same row, the same instance, the same DoesNotExist; anything else (another
         database, an id out of the column's range) is the ORM's."""

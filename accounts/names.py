@@ -17,7 +17,7 @@ from confusable_homoglyphs import confusables
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-#: The ghost's name in every language the site has or will have (games.presenter.ghost_name).
+#: The ghost's name in every language the site has or will have (games.pages.presenter.ghost_name).
 GHOST_NAMES = (
     "Graybeard",  # English, also the German quick reference (seed 004)
     "Greybeard",  # British English

@@ -31,7 +31,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from games.routing import websocket_urlpatterns  # noqa: E402
+from games.live.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
@@ -59,7 +59,7 @@ def _freeze_what_startup_made() -> None:
 
     from django.urls import get_resolver
 
-    from games import regions
+    from games.pages import regions
 
     get_resolver().url_patterns  # noqa: B018 (imports every view module)
     regions.load_all()

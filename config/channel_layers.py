@@ -1,6 +1,6 @@
 """The Redis pub/sub channel layer, able to send several group messages in one round trip.
 
-A move sends one frame to each seated user's own group (games.broadcast: a hand
+A move sends one frame to each seated user's own group (games.live.broadcast: a hand
 never travels to anyone else), four to eight messages at once. Through
 ``group_send`` each is a PUBLISH of its own: a pool checkout, a write and a
 wait for Redis's answer, one after the other under the shard's lock; about a
@@ -41,7 +41,7 @@ A socket of this process may take its messages straight from the delivery
 it was sent, instead of the message going through the socket's queue, where
 channels' receive task took it out, decoded it and woke the consumer's dispatch
 loop (an ``asyncio.wait`` per message): about a tenth of the server's CPU at 50
-tables. The callback owns the order from there (games.consumers).
+tables. The callback owns the order from there (games.live.consumers).
 
 It leans on channels_redis's own pieces (the group's channel name, the shard of
 a name, the shard's lock and client). Written against channels-redis 4.3.0

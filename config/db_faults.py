@@ -2,7 +2,7 @@
 
 A request whose connection breaks under it (its backend ended: a restart, a
 failover, ``pg_terminate_backend``) has changed nothing: a move runs in one
-transaction, which did not commit (games.actions runs such a move once more by
+transaction, which did not commit (games.play.actions runs such a move once more by
 itself, and looks up a COMMIT whose answer was lost). What is left is a query
 outside any move that meets the broken connection: the session's user read by a
 middleware, a page's reads. Such a request is answered 503 with a message that

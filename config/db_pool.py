@@ -13,7 +13,7 @@ stream): the socket turns readable. So the check looks at the socket first, a
 system call and no round trip, and asks the server only when something came.
 What a look cannot see (a peer that vanished without a word: a cable cut, a
 firewall dropping an idle flow) the move's retry on a broken connection covers
-(games.actions), as it did before the check.
+(games.play.actions), as it did before the check.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Whether this process can deliver a move's frames: /healthz says so (issue 46).
 
-A move is committed before its frames go (games.broadcast), so a channel layer
+A move is committed before its frames go (games.live.broadcast), so a channel layer
 that fails must not turn a saved move into an error page: the pages heal by
 themselves (a socket's heartbeat sends a snapshot to a page that missed a frame).
 But a delivery that fails on every move (a library upgraded under

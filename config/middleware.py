@@ -6,7 +6,7 @@ deploy/nginx.conf.in) or makes one, binds it for every log line of the request,
 returns it in the response's X-Request-ID header and logs one line when the
 response is ready (not for /healthz, which a load balancer polls every few seconds).
 
-SocketContextMiddleware wraps the table consumer (games/routing.py): it binds the
+SocketContextMiddleware wraps the table consumer (games/live/routing.py): it binds the
 handshake's request id, the user and the table for the whole connection and
 logs the connect and the disconnect (with its close code).
 """

@@ -106,12 +106,12 @@ TEMPLATES = [
         },
     },
     {
-        # The table's regions only (games.regions): rendered on every move.
+        # The table's regions only (games.pages.regions): rendered on every move.
         "NAME": "jinja2",
         "BACKEND": "django.template.backends.jinja2.Jinja2",
         "DIRS": [BASE_DIR / "templates"],
         "APP_DIRS": False,
-        "OPTIONS": {"environment": "games.regions.environment"},
+        "OPTIONS": {"environment": "games.pages.regions.environment"},
     },
 ]
 
@@ -147,7 +147,7 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         "check": check_connection,
     }
 
-# A move's bounds on PostgreSQL (games.transactions): the table row's lock is waited
+# A move's bounds on PostgreSQL (games.storage.transactions): the table row's lock is waited
 # for at most MOVE_LOCK_TIMEOUT_MS, a statement runs at most MOVE_STATEMENT_TIMEOUT_MS;
 # past them the move is refused with "The table is busy, try again."
 MOVE_LOCK_TIMEOUT_MS = int(os.environ.get("MOVE_LOCK_TIMEOUT_MS", "2000"))

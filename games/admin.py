@@ -4,7 +4,7 @@ Game rows (hands, bids, tricks, plays, scores) are evidence of what happened:
 the admin shows them read-only, the table page included (no Save button). The
 only change staff make to a game is cancelling it (the "Cancel this table"
 button and the "Cancel selected tables" action), which goes through
-games.actions like every other move (locked, versioned, broadcast).
+games.play.actions like every other move (locked, versioned, broadcast).
 
 The table page reads a fixed number of queries whatever the number of seats,
 rounds and messages; its chat shows the latest messages and links to all.
@@ -26,8 +26,8 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
-from . import actions
-from .models import Bid, ChatMessage, HandCard, Play, Round, RoundScore, Seat, Table, Trick
+from games.models import Bid, ChatMessage, HandCard, Play, Round, RoundScore, Seat, Table, Trick
+from games.play import actions
 
 
 class ReadOnlyAdminMixin:

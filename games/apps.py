@@ -7,6 +7,6 @@ class GamesConfig(AppConfig):
     verbose_name = _("Games")
 
     def ready(self) -> None:
-        # An action's outcome reaches the open table pages (games.outcome.committed),
+        # An action's outcome reaches the open table pages (games.play.outcome.committed),
         # and so do a renamed user and a new language (signals).
-        from . import broadcast, resync  # noqa: F401
+        from games.live import broadcast, resync  # noqa: F401

@@ -1,4 +1,4 @@
-"""The rows of a game. Rules live in games.rules; changes happen in games.actions.
+"""The rows of a game. Rules live in games.rules; changes happen in games.play.actions.
 
 Player identity: a human is a Seat; the ghost (R8) is a NULL seat on hand cards,
 plays and tricks. The engine numbers humans 0..n-1 in seat order, which is
@@ -73,7 +73,7 @@ class Table(models.Model):
     # Bumped by a change of the game's rows that leaves the version as it is (a card
     # chosen in advance: private, and nobody's open form may go stale for it). With
     # the version it tells whether a game state kept in memory is still the game's
-    # (games.state_cache).
+    # (games.storage.state_cache).
     revision = models.PositiveIntegerField(default=0, verbose_name=_("revision"))
     round_number = models.PositiveSmallIntegerField(default=0, verbose_name=_("round number"))
     seed = models.BigIntegerField(default=new_seed, editable=False, verbose_name=_("seed"))
@@ -193,7 +193,7 @@ class HandCard(models.Model):
     card = models.CharField(max_length=4, verbose_name=_("card"))
     deal_order = models.PositiveSmallIntegerField(verbose_name=_("deal order"))
     played = models.BooleanField(default=False, verbose_name=_("played"))
-    # The card its owner chose to play next, before their turn (games.actions.preselect_card):
+    # The card its owner chose to play next, before their turn (games.play.actions.preselect_card):
     # played for them the moment the turn comes if it is still legal. Private to the owner.
     preselected = models.BooleanField(default=False, verbose_name=_("preselected"))
     preselected_as = models.CharField(

@@ -1,6 +1,7 @@
 from django.urls import path, re_path
 
-from . import postgame_views, views
+from games.after import views as postgame_views
+from games.play import views
 
 urlpatterns = [
     path("", views.home, name="home"),

@@ -2,7 +2,7 @@
 
     .venv/bin/python scripts/bench_frames.py [--players 4] [--games 1] [--seed 1]
 
-Plays complete games through games.actions (random legal moves, the tests' driver),
+Plays complete games through games.play.actions (random legal moves, the tests' driver),
 with every seat marked as watching, and records each frame the broadcast sends
 instead of sending it. Prints, per kind of move, how many frames and their p50,
 p95 and max size in bytes. A play is split by what it ends: nothing (inside a
@@ -45,7 +45,8 @@ def kind_of(move_kind: str, phase: str) -> str:
 
 
 def play_games(players: int, games: int, seed: int) -> dict[str, list[int]]:
-    from games import actions, broadcast, presence
+    from games.live import broadcast, presence
+    from games.play import actions
     from games.testing import driver, factories
 
     sizes: dict[str, list[int]] = {}

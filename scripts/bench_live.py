@@ -130,14 +130,14 @@ def seat_tables(count: int, run: str, rounds: list[int], seed: int) -> list[Seat
 
     A table played from round 1 is started by its host through the server
     (``start_game``), as their click does: the server process that runs the table
-    deals round 1 and keeps its game (games.state_cache), as it would for a table
+    deals round 1 and keeps its game (games.storage.state_cache), as it would for a table
     started on the site. A table played from a later round is started and played up
-    to that round's bids here, through games.actions with the shared random-move
+    to that round's bids here, through games.play.actions with the shared random-move
     driver (nobody has a socket open yet, so no frame is rendered); the server reads
     its game at its first move there.
     """
-    from games import actions
     from games.models import Table
+    from games.play import actions
     from games.testing import driver, factories
 
     tables = []
@@ -471,7 +471,7 @@ def summary_ms(values: list[float]) -> dict[str, float]:
 async def run_table_stack(
     args: argparse.Namespace, tables: list[Seated], servers: list[Server]
 ) -> dict:
-    from games.presenter import socket_path
+    from games.pages.presenter import socket_path
 
     t = len(tables)
     origin_of = {s.port: f"http://127.0.0.1:{s.port}" for s in servers}

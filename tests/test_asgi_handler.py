@@ -56,7 +56,7 @@ def test_a_page_runs_its_middleware_and_view_in_one_hop(monkeypatch: pytest.Monk
 
 def test_requests_run_in_the_process_s_request_threads(monkeypatch: pytest.MonkeyPatch) -> None:
     """Not a new thread for each request (config.http): the pool's, never more of them."""
-    from games import presenter
+    from games.pages import presenter
 
     table, users = started_table(2)
     headers = [(b"cookie", session_cookie(users[0]).encode()), (b"host", b"127.0.0.1")]
@@ -119,7 +119,7 @@ def test_the_request_signals_are_sent_from_the_request_s_own_thread() -> None:
     thread that ran the view (config.http): they must run in that very thread."""
     from django.core import signals
 
-    from games import presenter
+    from games.pages import presenter
 
     table, users = started_table(2)
     seen: list[tuple[str, str]] = []
@@ -236,8 +236,9 @@ def test_moves_run_one_at_a_time_in_arrival_order(monkeypatch: pytest.MonkeyPatc
     import time
 
     from config.asgi import django_asgi_app
-    from games import presenter, views
     from games.models import Bid
+    from games.pages import presenter
+    from games.play import views
 
     table, users = started_table(4)
     # The queue's second thread would take a move that waited 20 ms: not in this test.

@@ -298,7 +298,7 @@ class FromThreadLayer(ManyAtOnceLayer):
 def test_a_move_s_frames_go_out_in_one_call_when_the_layer_can(
     monkeypatch: pytest.MonkeyPatch, layer_class: type[ManyAtOnceLayer]
 ) -> None:
-    from games import broadcast
+    from games.live import broadcast
 
     layer = layer_class()
     monkeypatch.setattr(broadcast, "get_channel_layer", lambda: layer)

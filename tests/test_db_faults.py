@@ -38,7 +38,7 @@ def test_a_view_whose_connection_breaks_says_try_again_in_the_players_language()
     user = User.objects.create_user("noe", password="pw-not-used-1234", language="fr")
     client = Client(raise_request_exception=False)
     client.force_login(user)
-    with mock.patch("games.lobby.lobby_context", side_effect=_lost()):
+    with mock.patch("games.play.lobby.lobby_context", side_effect=_lost()):
         response = client.get("/")
     assert response.status_code == 503
     page = response.content.decode()

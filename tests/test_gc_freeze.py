@@ -16,7 +16,8 @@ from tests.support.servers import python_said
 READ_GC = """
 import gc, json
 import config.asgi
-from games import regions, views
+from games.pages import regions
+from games.play import views
 seats = regions.template("seats")
 # Imported by the controls at game over only: compiled at startup all the same.
 rematch = regions.jinja_environment().get_template("games/regions/_rematch.jinja")

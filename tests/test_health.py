@@ -15,7 +15,7 @@ import pytest
 from django.db import OperationalError
 
 from config import delivery, health
-from games import broadcast
+from games.live import broadcast
 from tests.support.redis_server import RedisServer, private_redis_server
 
 pytestmark = pytest.mark.django_db

@@ -54,7 +54,7 @@ REACHES = [
         {"django.core.handlers.asgi:ASGIHandler.handle": "c91f27c7fcdc3fff"},
     ),
     Reach(
-        "games/compiled.py",
+        "games/storage/compiled.py",
         "Django",
         "6.1.3",
         # The compiled reads build their rows as ModelIterable does.

@@ -35,7 +35,7 @@ HEX_ID = re.compile(r"[0-9a-f]{32}")
 # A URLconf of our own: a view that logs on its way and one that fails.
 @login_not_required
 def chatty(request: HttpRequest, table_id: int) -> HttpResponse:
-    logging.getLogger("games.actions").warning("something worth a look")
+    logging.getLogger("games.play.actions").warning("something worth a look")
     return HttpResponse("ok")
 
 
@@ -104,7 +104,7 @@ def test_request_line_names_the_user_and_the_table(client, log_lines) -> None:
 def test_every_line_of_a_request_carries_its_ids(client, settings, log_lines) -> None:
     settings.ROOT_URLCONF = __name__
     client.get("/chatty/42/", HTTP_X_REQUEST_ID="chatty-request-1")
-    [warning] = [line for line in log_lines() if line["logger"] == "games.actions"]
+    [warning] = [line for line in log_lines() if line["logger"] == "games.play.actions"]
     assert (warning["request_id"], warning["table_id"]) == ("chatty-request-1", 42)
     assert warning["level"] == "WARNING"
 
@@ -188,7 +188,7 @@ def test_text_format_puts_the_ids_in_brackets() -> None:
 def run_logging(**env: str) -> subprocess.CompletedProcess[str]:
     code = (
         "import django, logging; django.setup();"
-        "logging.getLogger('games.push').warning('broadcast failed', extra={'table_id': 5})"
+        "logging.getLogger('games.live.push').warning('broadcast failed', extra={'table_id': 5})"
     )
     environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", **env}
     return subprocess.run(
@@ -205,12 +205,12 @@ def test_log_format_json_writes_one_json_object_per_line() -> None:
     done = run_logging(LOG_FORMAT="json")
     assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in done.stderr.splitlines()]
-    [line] = [line for line in lines if line["logger"] == "games.push"]
+    [line] = [line for line in lines if line["logger"] == "games.live.push"]
     assert (line["level"], line["message"], line["table_id"]) == ("WARNING", "broadcast failed", 5)
 
 
 def test_log_format_text_is_the_default_and_anything_else_refused() -> None:
     done = run_logging()
     assert done.returncode == 0, done.stderr
-    assert "WARNING games.push [table=5] broadcast failed" in done.stderr
+    assert "WARNING games.live.push [table=5] broadcast failed" in done.stderr
     assert run_logging(LOG_FORMAT="xml").returncode != 0

@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from accounts.names import is_reserved
-from games.presenter import ghost_name
+from games.pages.presenter import ghost_name
 
 pytestmark = pytest.mark.django_db
 

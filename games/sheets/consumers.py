@@ -1,7 +1,7 @@
 """A score sheet's socket: anyone logged in with the sheet's link may watch it.
 
 Refused sockets are accepted and closed at once with a 4xxx code, as the table's
-(games.consumers): 4401 anonymous, 4404 no such sheet; htmx's ws extension does
+(games.live.consumers): 4401 anonymous, 4404 no such sheet; htmx's ws extension does
 not retry those.
 
 Sent: a full snapshot on connect, then one after every save (a "sheet.changed"
@@ -23,7 +23,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 
-from games.push import CLOSE_ANONYMOUS, CLOSE_NO_TABLE
+from games.live.push import CLOSE_ANONYMOUS, CLOSE_NO_TABLE
 
 from .live import render_frame, sheet_group
 from .models import Sheet

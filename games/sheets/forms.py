@@ -21,7 +21,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 from games import rules
-from games.forms import NO_NUL, WholeNumberField
+from games.play.forms import NO_NUL, WholeNumberField
 
 from .models import FULL_GAME, MAX_PLAYERS, NAME_MAX, SHORT_GAME, SheetPlayer
 

@@ -5,7 +5,7 @@ pages differ per seat and a move comes every second or two. A sheet's pages diff
 only by language and by whether the viewer may edit, and a save comes a few times
 a round: so a save sends one small message ("sheet.changed" with the new version)
 on the sheet's group through the table's own channel layer helper
-(games.broadcast.send), once its transaction commits, and every socket answers
+(games.live.broadcast.send), once its transaction commits, and every socket answers
 with a full snapshot rendered for its own user and language. Every frame is then
 whole: a lost message is healed by the next one, and every (re)connect starts with
 a snapshot too.
@@ -19,7 +19,7 @@ from django.db import transaction
 from django.template.loader import render_to_string
 from django.utils import translation
 
-from games import broadcast
+from games.live import broadcast
 
 from .models import Sheet
 

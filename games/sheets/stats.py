@@ -1,6 +1,6 @@
-"""A player's finished score sheets (games played with cards) for games.stats: one query.
+"""A player's finished score sheets (games played with cards) for games.after.stats: one query.
 
-Counted as the table's are (games.stats): games, wins (R10, a shared top is a win),
+Counted as the table's are (games.after.stats): games, wins (R10, a shared top is a win),
 rounds, exact bids, zero bids made, best round; and the sum and number of final
 totals of full 10-round sheets, for the average (a short game's total of 5 rounds
 is not comparable, so it stays out of the average).

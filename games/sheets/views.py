@@ -89,7 +89,7 @@ def _page(
     context = presenter.sheet_context(sheet, request.user, **extra)
     context["correction"] = correction
     context["socket_url"] = (
-        reverse("sheet_socket", urlconf="games.routing", args=[sheet.token])
+        reverse("sheet_socket", urlconf="games.live.routing", args=[sheet.token])
         + f"?lang={get_language() or ''}"
     )
     return render(request, "sheets/sheet.html", context, status=status)

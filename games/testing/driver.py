@@ -14,13 +14,13 @@ in a fixed way (a bid: ``rng.choice(bids)``; a card: ``rng.choice`` over the car
 deck order, then ``rng.choice((PIRATE, ESCAPE))`` for the Tigress), so a seed replays
 the same game whoever reads the options. Two readers of the options are here:
 
-- ``options_of(state, seat)``: from the read model (games.state), as the page shows them;
+- ``options_of(state, seat)``: from the read model (games.play.state), as the page shows them;
 - ``options_from_page(html)``: from the table page's own forms (an HTTP client or a
   benchmark playing over HTTP sees exactly the page).
 
 A move is sent either through the actions or as a form:
 
-- ``apply_move(table, user, move)`` calls games.actions and returns the saved table;
+- ``apply_move(table, user, move)`` calls games.play.actions and returns the saved table;
 - ``move.url_name`` and ``move.form(version)`` are the URL name (``reverse(name,
   args=[table_id])``) and the POST data the page's own form would send.
 
@@ -48,9 +48,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from games import actions, rules
+from games import rules
 from games.models import Seat, Table
-from games.state import GameState, load_state
+from games.play import actions
+from games.play.state import GameState, load_state
 
 Kind = Literal["bid", "play", "next_trick", "next_round"]
 URL_NAMES: dict[str, str] = {
@@ -199,7 +200,7 @@ def next_move(
 
 
 def apply_move(table: Table, user: Any, move: Move) -> Table:
-    """Make ``move`` as ``user`` through games.actions; the table row the action saved."""
+    """Make ``move`` as ``user`` through games.play.actions; the table row the action saved."""
     if move.kind == "bid":
         assert move.value is not None
         return actions.place_bid(user, table.pk, table.version, move.value)

@@ -7,7 +7,7 @@
     session_cookie(user)                    "sessionid=..." for a socket or a raw HTTP client
 
 ``players`` is a number of new users (made with ``prefix``) or the users themselves,
-host first. Tables are made through games.actions like a player would (create, join
+host first. Tables are made through games.play.actions like a player would (create, join
 by the invite token, start), except for the deck seed, fixed before anyone joins so a
 game is reproducible; ``seed=None`` keeps the table's random seed.
 
@@ -23,8 +23,8 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from games import actions
 from games.models import Table
+from games.play import actions
 
 
 def make_user(name: str, **fields: Any) -> Any:
@@ -58,7 +58,7 @@ def seated_table(
     users = make_users(players, prefix) if isinstance(players, int) else list(players)
     table = actions.create_table(users[0], ghost=ghost)
     if seed is not None:
-        # The only write outside games.actions: a fixed deck makes a run reproducible.
+        # The only write outside games.play.actions: a fixed deck makes a run reproducible.
         Table.objects.filter(pk=table.pk).update(seed=seed)
     for user in users[1:]:
         table = actions.join_table(user, table.invite_token)

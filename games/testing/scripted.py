@@ -6,7 +6,7 @@
 ``hands`` are given in PLAY ORDER of the round's first trick (the opener first, R3), not in
 seat order; ``ghost`` is the ghost's pile (R8: it plays its top card). A round ``n`` > 1 is
 reached by random legal moves first (seeded), then its hands are replaced before any bid.
-The only writes outside games.actions are the table's seed and the replaced hands: test
+The only writes outside games.play.actions are the table's seed and the replaced hands: test
 arrangement, like the deck seed of games.testing.factories.
 """
 
@@ -16,9 +16,11 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from games import actions, rules, state_cache
+from games import rules
 from games.models import HandCard, Table
-from games.state import load_state
+from games.play import actions
+from games.play.state import load_state
+from games.storage import state_cache
 
 from .driver import at_phase, play_until
 from .factories import started_table

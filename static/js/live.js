@@ -2,7 +2,7 @@
  *
  * 1. Never go back: every region root carries data-version (the chat log
  *    data-chat, its newest message), and so does each part of a region that a
- *    frame may carry alone (games/parts.py: a seat, a row of the score sheet). A swap that would replace a region with an
+ *    frame may carry alone (games/live/parts.py: a seat, a row of the score sheet). A swap that would replace a region with an
  *    older one (an HTTP answer overtaken by a socket push, or frames that
  *    crossed) is skipped, so regions may arrive in any order.
  * 2. Gap healing: when a pushed message jumps more than one version ahead of
@@ -11,7 +11,7 @@
  * 3. Connection indicator: #live-status is shown (hidden removed, class
  *    "is-reconnecting" or "is-closed") while the socket is down, hidden on open.
  * 4. Carry forward: a frame of version V holds only the regions V changed for
- *    this seat (games.frames.own_regions_after_move), so every region still at
+ *    this seat (games.live.frames.own_regions_after_move), so every region still at
  *    V-1 is current at V too: its data-version and its forms' version fields
  *    move to V, and a card played from an unchanged hand is not refused as stale.
  *    A region older than V-1 is not moved on: a frame was lost, and the
@@ -29,7 +29,7 @@
  *    with no swap of their own, so only their out-of-band elements land, each
  *    found in the document. Two things this gives that the ws extension's own
  *    loop and htmx's answer handling do not: a part wrapped in <template> (a
- *    score sheet's row, which an HTML parser drops outside a table: games.parts)
+ *    score sheet's row, which an HTML parser drops outside a table: games.live.parts)
  *    is opened and swapped, and an answer whose form a push already removed is
  *    still looked up in the document, not in the removed form's subtree (where
  *    htmx found no #status and logged htmx:oobErrorNoTarget).
@@ -62,11 +62,11 @@
     return best;
   }
 
-  // The live regions of the table page (games.frames.PARTIALS): a message
+  // The live regions of the table page (games.live.frames.PARTIALS): a message
   // holding all of them is a full snapshot, whatever versions it skipped.
   var REGIONS = ["status", "seats", "trick", "hand", "controls", "scores", "chat-log"];
 
-  // The regions a frame carries (games.frames.PARTIALS; the chat log has data-chat).
+  // The regions a frame carries (games.live.frames.PARTIALS; the chat log has data-chat).
   var CARRIED = ["status", "seats", "trick", "hand", "controls", "scores", "tricks-history"];
 
   function pageVersion() {

@@ -15,8 +15,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from games import actions
 from games.models import Table
+from games.play import actions
 from games.testing.factories import make_user, started_table
 from tests.games.helpers import at_phase, play_until
 

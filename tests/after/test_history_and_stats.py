@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from games import history
+from games.after import history
+from games.after.stats import player_stats
 from games.models import RoundScore, Table
-from games.stats import player_stats
 
 from .conftest import World, client_for
 

@@ -11,9 +11,9 @@ import random
 import pytest
 from django.urls import reverse
 
-from games import actions
+from games.after.stats import player_stats
 from games.models import Table
-from games.stats import player_stats
+from games.play import actions
 from tests.games.helpers import at_phase, bid_all, play_until
 
 from .conftest import World, client_for, fresh, table_of

@@ -21,9 +21,9 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from games import rules
-from games.audit import audit_table
+from games.after.audit import audit_table
+from games.after.record import FORMAT, RULES_VERSION, build_record
 from games.models import RoundScore
-from games.record import FORMAT, RULES_VERSION, build_record
 
 from .conftest import World, client_for
 

@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from games import actions, frames, outcome
+from games.live import frames
 from games.models import Rematch, RematchAcceptance, Seat, Table
-from games.state import load_state
+from games.play import actions, outcome
+from games.play.state import load_state
 
 from .conftest import World, client_for, fresh
 
@@ -177,7 +178,7 @@ def test_every_rematch_action_bumps_the_version_and_pushes_on_commit(
 def test_no_rematch_controls_and_no_extra_query_while_the_game_is_in_progress(
     world: World, django_assert_num_queries: Any
 ) -> None:
-    from games.rematch import rematch_context
+    from games.after.rematch import rematch_context
 
     table = fresh(world.playing)
     seat = Seat.objects.get(table=table, user=world.user("ana"))
@@ -206,7 +207,7 @@ def test_a_push_reads_the_rematch_proposal_once_for_every_seat(
 def test_the_rematch_box_of_a_finished_table_costs_at_most_two_queries(
     world: World, django_assert_num_queries: Any
 ) -> None:
-    from games.rematch import rematch_context
+    from games.after.rematch import rematch_context
 
     table = fresh(world.finished3)
     seats = list(Seat.objects.filter(table=table).select_related("user").order_by("position"))

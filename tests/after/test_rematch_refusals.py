@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from games import actions
 from games.models import Rematch, RematchAcceptance, Table
+from games.play import actions
 from tests.games.helpers import snapshot
 
 from .conftest import World, client_for, fresh

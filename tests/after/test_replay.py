@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
+from games.after.replay import replay_context
 from games.models import HandCard, Play, Round, RoundScore, Seat, Trick
-from games.replay import replay_context
 from tests.security.test_csp import InlineFinder
 
 from .conftest import World, client_for

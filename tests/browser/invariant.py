@@ -56,7 +56,7 @@ from .helpers import (
     wait_past,
 )
 
-#: The regions of the table page (templates/games/table.html, games.frames.ALL_REGIONS),
+#: The regions of the table page (templates/games/table.html, games.live.frames.ALL_REGIONS),
 #: and its error line: after a move that was made, it is as empty as in a fresh load.
 COMPARED = (
     "status",
@@ -105,7 +105,7 @@ CANON = r"""async (ids) => {
             // an earlier trick) stays open across pushes (static/js/focus.js,
             // static/js/table.js); a fresh load has them closed.
             if (el.tagName === "DETAILS" && name === "open") continue;
-            // The part marks of games.parts: ``data-part`` is the server's mark for
+            // The part marks of games.live.parts: ``data-part`` is the server's mark for
             // splitting a render (a pushed part goes without it: "the page never reads
             // it"), and a part keeps the version of the frame that last carried it
             // (static/js/live.js carries only the region roots on). Each region
@@ -147,7 +147,7 @@ CANON = r"""async (ids) => {
         }
         if (node.nodeType !== Node.ELEMENT_NODE) return;  // comments
         // A per-load secret: a page's forms carry its CSRF token, a pushed region's
-        // none (games.frames.PUSHED: htmx sends the token from <body hx-headers>).
+        // none (games.live.frames.PUSHED: htmx sends the token from <body hx-headers>).
         if (node.matches('input[name="csrfmiddlewaretoken"]')) return;
         const tag = node.tagName.toLowerCase();
         lines.push(`${pad}<${tag}${attributes(node, isRoot)}>`);
@@ -304,7 +304,7 @@ for user in users:
 PLAYED = """
 import random
 from games.models import Table
-from games.state import load_state
+from games.play.state import load_state
 from games.testing.driver import play_until
 from games.testing.factories import make_user, session_cookie, started_table
 

@@ -34,7 +34,7 @@ AXE = Path(__file__).parent / "vendor" / "axe-core" / "axe.min.js"
 TABLES = """
 import random
 from games.models import Table
-from games.state import load_state
+from games.play.state import load_state
 from games.testing.driver import play_until, at_phase
 from games.testing.factories import seated_table, session_cookie, started_table
 

@@ -33,7 +33,7 @@ table, users = scripted_round(
 print("TABLE", table.pk)
 for user in users:
     print("USER", user.username, session_cookie(user).split("=", 1)[1])
-from games.state import load_state
+from games.play.state import load_state
 state = load_state(table)
 opener = state.player_index(state.round.opener_id)
 for i in range(3):

@@ -55,7 +55,7 @@ OpenPlayer = Callable[..., Player]
 
 
 #: A region's words, white space left out: a pushed region goes without the
-#: templates' indentation (games.frames), which shows nowhere.
+#: templates' indentation (games.live.frames), which shows nowhere.
 WORDS = "(region) => region ? region.textContent.replace(/\\s+/g, '') : null"
 #: The same region's words in a fresh load of the page (the server's HTML, parsed).
 FRESH_WORDS = f"""async (selector) => {{
@@ -294,7 +294,7 @@ def deal_round_one(server: Server, table_id: int, seat: int, card: str, humans: 
     functions and stores it before the start, so that a test can rely on one card.
     """
     from games import rules
-    from games.actions import _round_seed  # the seed of round n, derived from the table's
+    from games.play.actions import _round_seed  # the seed of round n, derived from the table's
 
     for seed in range(1, 100_000):
         round_seed = _round_seed(SimpleNamespace(seed=seed), 1)

@@ -26,7 +26,7 @@ def test_four_players_in_three_languages(
     server: Server, open_seats: OpenSeats, rounds: int
 ) -> None:
     """Each player reads the live table in their account's language (accounts.language,
-    games.frames.language_of): the host English, one French, one German, one English.
+    games.live.frames.language_of): the host English, one French, one German, one English.
     A region pushed in one language must read as that player's fresh load."""
     seats = [Seat("io"), Seat("jules", language="fr"), Seat("kai", language="de"), Seat("lu")]
     play_table(server, open_seats, seats, rounds, 3)

@@ -7,7 +7,7 @@ move focus lands on the next sensible control (static/js/focus.js).
 
 Two players in round 2 with rigged hands: anne opens (R3) holding the Tigress.
 The push is the server sending every region of the table again
-(``games.broadcast.publish``: what a snapshot or a crossed frame does), from a
+(``games.live.broadcast.publish``: what a snapshot or a crossed frame does), from a
 ``manage.py shell`` process, so it needs the shared channel layer (Redis).
 """
 
@@ -28,7 +28,7 @@ from .test_layout import DESKTOP, PHONE
 pytestmark = pytest.mark.browser
 
 PUSH_ALL = """
-from games import broadcast, frames
+from games.live import broadcast, frames
 from games.models import Table
 table = Table.objects.get(pk={table_id})
 broadcast.publish(table, None, frames.PUBLIC_REGIONS, True, ())

@@ -47,9 +47,9 @@ AA = 4.5  # WCAG AA contrast for normal text
 
 SETUP = """
 import random
-from games import actions
+from games.play import actions
 from games.models import Table
-from games.state import load_state
+from games.play.state import load_state
 from games.testing.driver import play_until
 from games.testing.factories import session_cookie, started_table
 

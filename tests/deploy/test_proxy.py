@@ -7,7 +7,7 @@ DATABASE_URL's) and REDIS_URL's Redis. Three players play through the proxy only
 HTTPS and secure websockets: round 1, then round 2, in the middle of which the
 process holding a player's socket is SIGKILLed. Play must go on through the other
 process without a failed move, the sockets that dropped reconnect through the
-proxy and see every new version, and games.audit finds nothing wrong afterwards.
+proxy and see every new version, and games.after.audit finds nothing wrong afterwards.
 
 Needs nginx (``make deploy-deps`` installs Debian's), DATABASE_URL (PostgreSQL) and
 REDIS_URL; under CI=true a missing one fails the test instead of skipping it.
@@ -362,7 +362,7 @@ NEW_GAME = """
 import json
 from django.contrib.auth import get_user_model
 from django.test import Client
-from games import actions
+from games.play import actions
 User = get_user_model()
 users = []
 for name in ("dora", "emil", "fritz"):
@@ -384,7 +384,7 @@ print(json.dumps({"table": table.pk, "sessions": sessions, "users": [u.pk for u 
 
 AUDIT = """
 import json
-from games.audit import audit_table
+from games.after.audit import audit_table
 from games.models import Play, Table
 table = Table.objects.get(pk={table})
 plays = list(Play.objects.filter(round__table=table).values_list("round__number", "card"))
@@ -535,7 +535,7 @@ def test_round_goes_on_through_the_other_process_when_one_is_killed(
 
 SUMMARY = """
 import json
-from games.audit import audit_table
+from games.after.audit import audit_table
 from games.models import Play, Table
 print(json.dumps({"tables": {t.pk: [t.version, audit_table(t)] for t in Table.objects.all()},
                   "plays": Play.objects.count()}))

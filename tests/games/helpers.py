@@ -14,7 +14,6 @@ import pytest
 from django.db import connection
 from django.db.models import Model
 
-from games import actions, state_cache
 from games.models import (
     Bid,
     ChatMessage,
@@ -26,7 +25,9 @@ from games.models import (
     Table,
     Trick,
 )
-from games.state import GameState, load_state
+from games.play import actions
+from games.play.state import GameState, load_state
+from games.storage import state_cache
 from games.testing.driver import at_phase, play_until, random_move
 from games.testing.factories import make_user, make_users, seated_table, started_table
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from games import actions
+from games.play import actions
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -26,7 +26,7 @@ def test_the_decorated_actions_keep_their_names_and_docs() -> None:
 def test_mypy_sees_each_actions_real_signature(tmp_path: Path) -> None:
     snippet = tmp_path / "calls.py"
     snippet.write_text(
-        "from games import actions\n"
+        "from games.play import actions\n"
         "actions.place_bid(None, 1, 2, 3)\n"  # right
         'actions.place_bid(None, "one", 2, 3)\n'  # the table id is an int
         "actions.play_card(None, 1, 2)\n"  # the card is missing

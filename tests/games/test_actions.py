@@ -1,4 +1,4 @@
-"""games.actions: each action's success and each refusal (status, and nothing written)."""
+"""games.play.actions: each action's success and each refusal (status, and nothing written)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from games import actions
 from games.models import CHAT_MAX_LENGTH, Bid, ChatMessage, Play, Seat, Table, Trick
+from games.play import actions
 
 from .helpers import (
     assert_refused,

@@ -10,8 +10,8 @@ from django.contrib import admin
 from django.contrib.messages import get_messages
 from django.urls import reverse
 
-from games import actions
 from games.models import Bid, ChatMessage, HandCard, Play, Round, RoundScore, Seat, Table, Trick
+from games.play import actions
 
 from .helpers import at_phase, make_users, play_until, seated_table, started_table
 

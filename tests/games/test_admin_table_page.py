@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from games import actions
 from games.admin import CHAT_INLINE_LIMIT
 from games.models import ChatMessage, Table
+from games.play import actions
 
 from .helpers import at_phase, fresh, make_users, play_until, snapshot, started_table
 

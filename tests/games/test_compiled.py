@@ -1,4 +1,4 @@
-"""The compiled reads (games.compiled) read exactly what their querysets read.
+"""The compiled reads (games.storage.compiled) read exactly what their querysets read.
 
 load_state and the table lock run SQL compiled once per process (issue 9: the
 ORM spent more CPU compiling these reads than the database spent answering
@@ -17,9 +17,9 @@ from django.db import connection, transaction
 from django.db.models import Model
 from django.db.transaction import TransactionManagementError
 
-from games import actions, state
-from games.compiled import CompiledRead
 from games.models import Seat, Table
+from games.play import actions, state
+from games.storage.compiled import CompiledRead
 
 from .helpers import play_until, started_table
 
@@ -76,7 +76,7 @@ def test_select_related_users_come_with_the_seats_without_a_query(
 def test_the_lock_with_the_seats_gives_the_orms_rows_in_one_query(
     django_assert_num_queries,
 ) -> None:
-    """A move's lock reads the seats and their users with the table (games.actions)."""
+    """A move's lock reads the seats and their users with the table (games.play.actions)."""
     table = a_game_in_its_third_round()
     with transaction.atomic():
         with django_assert_num_queries(1):

@@ -1,4 +1,4 @@
-"""The compiled writes (games.compiled_writes) write what the ORM's save would.
+"""The compiled writes (games.storage.compiled_writes) write what the ORM's save would.
 
 A play's hand card, the play, the trick's result (R6, R7) and the table's next
 version are written through them on every move: the rows must be the ORM's,
@@ -14,10 +14,10 @@ from django.db import DatabaseError
 from django.db.models import Model
 from django.db.models.signals import post_save, pre_save
 
-from games.compiled_writes import insert, insert_many, save_fields
 from games.models import Bid, HandCard, Play, Round, RoundScore, Table, Trick
-from games.state import load_state
-from games.transactions import action_transaction
+from games.play.state import load_state
+from games.storage.compiled_writes import insert, insert_many, save_fields
+from games.storage.transactions import action_transaction
 
 from .helpers import bid_all, fresh, started_table
 from .test_queries import BATCHED, writes

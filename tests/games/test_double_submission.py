@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 from django.db import close_old_connections, connection
 
-from games import actions, rules
+from games import rules
 from games.models import Bid, HandCard, Play, Table, Trick
+from games.play import actions
 
 from .helpers import assert_refused, at_phase, bid_all, fresh, play_until, started_table
 from .helpers import state_of as load

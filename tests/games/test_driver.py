@@ -17,7 +17,7 @@ from django.urls import reverse
 
 from games import rules
 from games.models import Bid, Play, Table
-from games.state import load_state
+from games.play.state import load_state
 from games.testing.driver import Move, Options, choose_move, options_from_page, options_of
 
 from .helpers import at_phase, bid_all, play_until, rig_hands, started_table

@@ -14,8 +14,9 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games import actions, frames
+from games.live import frames
 from games.models import Table
+from games.play import actions
 from games.testing.scripted import play_script, scripted_round
 
 from .helpers import state_of
@@ -300,7 +301,7 @@ def test_r8_the_ghosts_automatic_play_is_announced():
 
 
 def test_r4_unplayable_reasons_only_in_the_owners_pushed_frame_and_snapshot():
-    """The frames a move pushes (games.frames): the reason, read from a hand, reaches only
+    """The frames a move pushes (games.live.frames): the reason, read from a hand, reaches only
     the hand's owner; the public regions carry none."""
     hands = [["G5", "P2"], ["G7", "Y3"], ["ESC1", "P4"]]
     table, _users = scripted_round(hands, round_number=2, bids=[0, 0, 0])

@@ -1,10 +1,10 @@
-"""The POST forms (games.forms, django.forms): values in, a message out for anything else."""
+"""The POST forms (games.play.forms, django.forms): values in, a message out for anything else."""
 
 from __future__ import annotations
 
 import pytest
 
-from games import forms
+from games.play import forms
 
 
 @pytest.mark.parametrize("number", ["٣", "١٢", "²", "--1", "1.5", "1e3", "", "9" * 13, "1\x00"])

@@ -1,4 +1,4 @@
-"""A move's frames are rendered once, from the state the action wrote (games.broadcast).
+"""A move's frames are rendered once, from the state the action wrote (games.live.broadcast).
 
 That state must say exactly what the rows say: after every move of whole games,
 the frames sent equal the same regions rendered from a fresh read of the table.
@@ -15,20 +15,13 @@ from unittest import mock
 
 import pytest
 
-from games import (
-    actions,
-    broadcast,
-    frames,
-    held,
-    parts,
-    presence,
-    presenter,
-    push,
-    rules,
-    state_cache,
-)
+from games import rules
+from games.live import broadcast, frames, held, parts, presence, push
 from games.models import Table
-from games.state import load_state
+from games.pages import presenter
+from games.play import actions
+from games.play.state import load_state
+from games.storage import state_cache
 from games.testing.scripted import play_script, scripted_round
 from tests.support.presence import every_seat_watching
 
@@ -78,7 +71,7 @@ def _swap(page: dict[str, parts.Split], frame: str) -> None:
         if ident in page:
             page[ident] = parts.split(element)
             continue
-        # A part goes without its mark (games.parts.pushed): the page's copy of the
+        # A part goes without its mark (games.live.parts.pushed): the page's copy of the
         # region is split as the server splits its renders, so it gets it back.
         element = element.replace(' hx-swap-oob="morph"', " data-part", 1)
         holders = [region for region, held in page.items() if ident in held.parts]
@@ -128,7 +121,7 @@ def _choose_a_next_card(table: Table, rng: random.Random) -> bool:
         pytest.param(2, True, 11, 4, False, id="2-ghost"),
         pytest.param(4, False, 12, 3, False, id="4"),
         # Every move reads its game and has no record of what the pages hold, as after
-        # another process's move or a restart: its parted regions go whole (games.held).
+        # another process's move or a restart: its parted regions go whole (games.live.held).
         pytest.param(4, False, 14, 2, True, id="4-read-again"),
         pytest.param(3, False, 13, 10, False, id="3-complete", marks=pytest.mark.thorough),
     ],
@@ -147,7 +140,7 @@ def test_frames_from_the_actions_state_equal_a_fresh_read_after_every_move(
     leaves out must read exactly as it did before the move (the page carries it on
     to the new version, static/js/live.js), and each region it holds must equal a
     fresh read's. A public region may come as only its parts that changed
-    (games.parts): swapped into the page by id, every public region must then read
+    (games.live.parts): swapped into the page by id, every public region must then read
     as a fresh read's.
     """
     table, users = started_table(players, ghost=ghost, seed=seed)
@@ -390,7 +383,7 @@ def test_each_language_reads_the_tricks_reason_in_its_own_words() -> None:
 
 
 def test_each_language_reads_the_seat_list_in_its_own_words() -> None:
-    """Each seat of the list is rendered once per language and reused (games.regions.
+    """Each seat of the list is rendered once per language and reused (games.pages.regions.
     seat_body): a German and a French seat at one table each read its badges in their
     own words, rendered one after the other from the same seats."""
     table, (german, french) = scripted_round([["TIG"], ["Y7"]], bids=[1, 0])

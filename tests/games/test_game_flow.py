@@ -1,4 +1,4 @@
-"""The flow of a game through games.actions with seeded random legal choices (R11).
+"""The flow of a game through games.play.actions with seeded random legal choices (R11).
 
 The complete games (R2-R10, one per configuration) are in test_simulate_tables.py.
 """
@@ -9,8 +9,8 @@ import random
 
 import pytest
 
-from games import actions
 from games.models import Table
+from games.play import actions
 
 from .helpers import assert_refused, play_until, started_table
 

@@ -20,9 +20,11 @@ from django.db import models
 from django.test import Client
 from django.urls import reverse
 
-from games import broadcast, presenter, rules
+from games import rules
+from games.live import broadcast
 from games.models import Bid, HandCard, Play, Table
-from games.state import GameState, load_state
+from games.pages import presenter
+from games.play.state import GameState, load_state
 from tests.support.presence import every_seat_watching
 
 from .helpers import make_users, random_move, started_table

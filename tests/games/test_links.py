@@ -1,4 +1,4 @@
-"""The table's links (games.links) are Django's own reverse(), kept per process.
+"""The table's links (games.pages.links) are Django's own reverse(), kept per process.
 
 Rendered in every frame (issue 9: reversing them on every render was a tenth of
 a frame's rendering), they must stay right when what a URL depends on changes.
@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse, set_script_prefix
 
-from games import links
+from games.pages import links
 
 
 @pytest.fixture

@@ -14,9 +14,10 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games import actions, presenter
-from games.lobby import lobby_context
 from games.models import RoundScore, Table
+from games.pages import presenter
+from games.play import actions
+from games.play.lobby import lobby_context
 
 from .helpers import at_phase, fresh, make_users, play_until, started_table
 

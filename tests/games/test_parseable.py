@@ -24,9 +24,10 @@ from unittest import mock
 import pytest
 from justhtml import JustHTML
 
-from games import actions, broadcast, frames
+from games.live import broadcast, frames
 from games.models import Table
-from games.state import load_state
+from games.play import actions
+from games.play.state import load_state
 from tests.support.presence import every_seat_watching
 
 from .helpers import random_move, started_table
@@ -91,7 +92,7 @@ def assert_parseable(frame: str, what: str) -> int:
 
 def test_the_parser_drops_a_bare_row_after_a_region() -> None:
     """The check itself: a score sheet's row sent bare after a region is lost, as it
-    was on the page before the rows went in <template> (games.parts.pushed)."""
+    was on the page before the rows went in <template> (games.live.parts.pushed)."""
     frame = (
         '<section id="seats" hx-swap-oob="morph"><p>Ann</p></section>'
         '<tr id="sheet-round-1" hx-swap-oob="morph"><td>20</td></tr>'

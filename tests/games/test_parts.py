@@ -1,4 +1,4 @@
-"""A public region's parts (games.parts): what a move sends when only some changed.
+"""A public region's parts (games.live.parts): what a move sends when only some changed.
 
 The whole-game check (a page that swaps in every frame's regions and parts reads
 as a fresh render after every move) is in tests/games/test_frames.py; here, how a
@@ -11,8 +11,9 @@ import re
 
 import pytest
 
-from games import frames, parts, presenter
-from games.state import load_state
+from games.live import frames, parts
+from games.pages import presenter
+from games.play.state import load_state
 from games.testing.scripted import play_script, scripted_round
 
 pytestmark = pytest.mark.django_db

@@ -13,8 +13,9 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games import actions, frames
+from games.live import frames
 from games.models import HandCard, Play, Table, Trick
+from games.play import actions
 
 from .helpers import (
     assert_refused,

@@ -15,9 +15,11 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from games import actions, presenter, rules
+from games import rules
 from games.models import Table
-from games.state import load_state
+from games.pages import presenter
+from games.play import actions
+from games.play.state import load_state
 
 from .helpers import at_phase, fresh, play_until, started_table
 
@@ -25,7 +27,7 @@ pytestmark = pytest.mark.django_db
 
 PLAYERS = pytest.mark.parametrize("players", [3, 8])
 
-#: On PostgreSQL an action's writes wait and go together (games.transactions):
+#: On PostgreSQL an action's writes wait and go together (games.storage.transactions):
 #: one round trip at the action's end, or with the read that follows them. On SQLite
 #: (no round trips) each write is a query of its own.
 BATCHED = connection.vendor == "postgresql"

@@ -1,7 +1,7 @@
 """Complete games, each configuration played ONCE and asserted from many tests (R2-R11).
 
 Every configuration (2 players with and without the ghost, 3 to 8 players) is played
-once through ``manage.py simulate_tables``: every move an action (games.actions),
+once through ``manage.py simulate_tables``: every move an action (games.play.actions),
 chosen at random by the suite's driver (games.testing.driver), the rows audited
 against the engine. The tests below then check the command's report, the rows (R2-R10,
 the ghost's R8) and the finished game's page from that one game.
@@ -27,13 +27,14 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
 
-from games import actions, rules
+from games import rules
 from games.management.commands.simulate_tables import (
     USERNAME_PREFIX,
     Inconsistency,
     verify_table,
 )
 from games.models import Bid, HandCard, Play, Round, RoundScore, Table, Trick
+from games.play import actions
 
 from .helpers import assert_refused
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from games import actions
 from games.models import Bid, HandCard, Seat, Table
+from games.play import actions
 from tests.games.helpers import (
     SNAPSHOT_COUNTS,
     SNAPSHOT_ROWS,

@@ -1,4 +1,5 @@
-"""A move takes the game as this process's last move of the table left it (games.state_cache).
+"""A move takes the game as this process's last move of the table left it
+(games.storage.state_cache).
 
 Every test commits its moves (on_commit callbacks run), as a server does. The
 "other process" below is a move made while the cache is not told: its state is
@@ -15,9 +16,12 @@ from unittest import mock
 
 import pytest
 
-from games import actions, broadcast, presence, rules, state_cache
+from games import rules
+from games.live import broadcast, presence
 from games.models import Table
-from games.state import load_state
+from games.play import actions
+from games.play.state import load_state
+from games.storage import state_cache
 from tests.support.presence import every_seat_watching
 
 from .helpers import bid_all, fresh, started_table

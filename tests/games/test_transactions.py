@@ -1,4 +1,4 @@
-"""An action's transaction on PostgreSQL (games.transactions): BEGIN with its first
+"""An action's transaction on PostgreSQL (games.storage.transactions): BEGIN with its first
 statement, COMMIT with its last writes, and the move's frames rendered once it has
 committed. Nothing of that may change what is saved or sent: a refused
 write commits nothing, and every seat still gets its frame (R4: its own)."""
@@ -12,12 +12,13 @@ from unittest import mock
 import pytest
 from django.db import DatabaseError, connection, transaction
 
-from games import actions, broadcast, presence
-from games.compiled_writes import save_fields
+from games.live import broadcast, presence
 from games.models import Play, Trick
-from games.state import load_state
-from games.transactions import NO_ROW
-from games.transactions import action_transaction as one_transaction
+from games.play import actions
+from games.play.state import load_state
+from games.storage.compiled_writes import save_fields
+from games.storage.transactions import NO_ROW
+from games.storage.transactions import action_transaction as one_transaction
 
 from .helpers import bid_all, fresh, started_table
 from .test_queries import BATCHED

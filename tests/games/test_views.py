@@ -1,4 +1,4 @@
-"""The pages of games/views.py: lobby, invites, the table page, POST views (plain and htmx)."""
+"""The pages of games/play/views.py: lobby, invites, the table page, POST views (plain and htmx)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,11 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from games import actions, broadcast, presenter
+from games.live import broadcast
 from games.models import ChatMessage, Seat, Table
-from games.state import load_state
+from games.pages import presenter
+from games.play import actions
+from games.play.state import load_state
 
 from .helpers import (
     ACTION_URL_NAMES,

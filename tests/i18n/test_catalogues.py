@@ -19,7 +19,7 @@ from django.core.management import call_command
 from django.utils import translation
 
 from config.catalogues import catalogue_paths, compile_all, problems, read_catalogue
-from games import regions_messages, rules_messages
+from games.pages import regions_messages, rules_messages
 
 LOCALE = Path(settings.LOCALE_PATHS[0])
 LANGUAGES = [code for code, _name in settings.LANGUAGES]
@@ -81,12 +81,12 @@ def test_only_the_listed_words_are_written_as_in_english(language: str) -> None:
 
 
 def test_the_rules_engine_sentences_are_extracted_up_to_date() -> None:
-    """games/rules_messages_generated.py is what games.rules.wording holds today."""
+    """games/pages/rules_messages_generated.py is what games.rules.wording holds today."""
     assert rules_messages.GENERATED.read_text() == rules_messages.source()
 
 
 def test_the_table_regions_sentences_are_extracted_up_to_date() -> None:
-    """games/regions_messages_generated.py holds what the Jinja2 regions say today."""
+    """games/pages/regions_messages_generated.py holds what the Jinja2 regions say today."""
     assert regions_messages.GENERATED.read_text() == regions_messages.source()
     # Both kinds of message are found: the seat list's "N cards left" is a plural.
     assert "Your hand" in regions_messages.messages()

@@ -3,7 +3,7 @@
 Accept-Language on a first visit; the language cookie over it; the header's
 selector (Django's set_language: POST only, CSRF-checked) sets the cookie and, for
 a logged-in user, the account (User.language); the account's language is applied
-at log-in and on every request; the live table (games.frames) reads the same.
+at log-in and on every request; the live table (games.live.frames) reads the same.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from django.conf import settings
 from django.test import Client
 from django.urls import reverse
 
-from games import frames
+from games.live import frames
 from games.testing.factories import make_user
 
 pytestmark = pytest.mark.django_db

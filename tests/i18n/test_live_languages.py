@@ -105,8 +105,8 @@ async def test_a_french_and_a_german_player_each_read_their_own_language_live() 
 def test_public_regions_are_rendered_once_per_language_not_per_seat(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """Three seats, two languages: each public region (seats, trick...) is rendered twice, not three
     times; each seat's own regions once for that seat, in its language (R4: only its own)."""
-    from games import frames
-    from games.state import load_state
+    from games.live import frames
+    from games.play.state import load_state
     from games.testing.factories import make_user, started_table
 
     users = [make_user(name) for name in ("anne", "bert", "cleo")]

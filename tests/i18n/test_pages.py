@@ -19,8 +19,8 @@ from django.conf import settings
 from django.test import Client
 from django.urls import reverse
 
-from games import actions
 from games.models import Table
+from games.play import actions
 from games.testing.driver import at_phase, play_until
 from games.testing.factories import make_user, seated_table
 from tests.i18n.untranslated import untranslated

@@ -1,6 +1,6 @@
-"""Issue 13: the rules engine's explanations in each language (games.words).
+"""Issue 13: the rules engine's explanations in each language (games.pages.words).
 
-games.rules stays Django-free; games.words gives it gettext and the site's card
+games.rules stays Django-free; games.pages.words gives it gettext and the site's card
 names. R6 (the highest of the lead suit wins, other suits never do), R5 (the lead)
 and R9 (a bonus) read in French, German and Spanish with the seeds' card names.
 """
@@ -11,7 +11,7 @@ import pytest
 from django.utils import translation
 
 from games import rules
-from games.words import table_words
+from games.pages.words import table_words
 
 PLAYS = [rules.Play(rules.card(code)) for code in ("G5", "G12", "Y14")]
 EXPECTED = {

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from games import presence
+from games.live import presence
 from games.models import HandCard, Seat, Table
 from games.testing.factories import make_user, seated_table, session_cookie, started_table
 
@@ -59,7 +59,7 @@ def hand_of(table: Table, user: Any) -> set[str]:
 
 
 def connections(table: Table, user: Any) -> int:
-    """The user's sockets at this table that count as open (games.presence)."""
+    """The user's sockets at this table that count as open (games.live.presence)."""
     return presence.open_sockets(Seat.objects.get(table=table, user=user).pk)
 
 

@@ -1,4 +1,4 @@
-"""The live table socket (games.consumers.TableConsumer) through the real ASGI stack.
+"""The live table socket (games.live.consumers.TableConsumer) through the real ASGI stack.
 
 Origin check and session authentication included: the sockets are opened on
 config.asgi.application with a session cookie, as a browser would.
@@ -20,8 +20,9 @@ from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 
 from config.asgi import application
-from games import actions, broadcast, consumers, presence, push
+from games.live import broadcast, consumers, presence, push
 from games.models import Play, Table
+from games.play import actions
 from games.testing import driver
 from tests.support.redis_server import private_redis_server
 
@@ -190,7 +191,7 @@ def bid_all(game: Game, values: list[int]) -> None:
 
 def play_first_card(game: Game) -> tuple[Any, str, int]:
     """The player to move plays a legal card: (who, card, new version)."""
-    from games.state import load_state
+    from games.play.state import load_state
 
     table = Table.objects.get(pk=game.table.pk)
     state = load_state(table)
@@ -362,7 +363,7 @@ async def test_presence_of_a_killed_process_expires_and_heals_by_itself(settings
 
 async def test_a_socket_whose_presence_expired_takes_a_fresh_snapshot(settings: Any) -> None:
     """A stalled process let this socket's entry expire: moves made meanwhile rendered no
-    frame for it (games.broadcast renders for watching seats only), so its next heartbeat
+    frame for it (games.live.broadcast renders for watching seats only), so its next heartbeat
     sends a full snapshot of the current version."""
     settings.PRESENCE_HEARTBEAT_SECONDS = 0.3
     game = await db(make_game)(("anne", "bert"), start=True)

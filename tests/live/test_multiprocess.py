@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from games import presence
+from games.live import presence
 from tests.support import websocket
 from tests.support.servers import (
     HOST,
@@ -49,9 +49,9 @@ import json, os
 import django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django.setup()
-from games import actions
+from games.play import actions
 from games.models import Table
-from games.state import load_state
+from games.play.state import load_state
 from tests.live.helpers import make_game
 
 game = make_game(("anne", "bert"))

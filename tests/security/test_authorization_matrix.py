@@ -6,7 +6,7 @@ the table page) and staff seated as an ordinary player. Every cell states the
 status the server must answer; a refused cell must change NOTHING in the
 database (snapshot before/after), an allowed one must have made its change.
 
-Table states are real games driven through games.actions (3 players; host at
+Table states are real games driven through games.play.actions (3 players; host at
 seat 1, the player at seat 2 opens round 1 and so plays first), except
 "finished", which is a played round 1 marked finished (authorization only
 depends on the status and phase).
@@ -29,13 +29,14 @@ from django.contrib.sessions.models import Session
 from django.test import Client
 from django.urls import reverse
 
-from games import actions, rules
+from games import rules
 from games.models import (
     MAX_SEATS,
     Seat,
     Table,
 )
-from games.state import load_state
+from games.play import actions
+from games.play.state import load_state
 from games.testing.driver import at_phase, play_until
 from games.testing.factories import make_user, session_cookie
 from tests.games.helpers import snapshot

@@ -27,11 +27,12 @@ from django.urls import reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games import actions, rules
+from games import rules
 from games.models import (
     Table,
 )
-from games.state import load_state
+from games.play import actions
+from games.play.state import load_state
 from games.testing.driver import at_phase, play_until, random_move
 from games.testing.factories import make_user, seated_table
 from tests.games.helpers import ACTION_URL_NAMES, snapshot

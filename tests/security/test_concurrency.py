@@ -27,10 +27,11 @@ from django.db import connection, connections
 from django.test import Client
 from django.urls import reverse
 
-from games import actions, rules
-from games.audit import audit_table
+from games import rules
+from games.after.audit import audit_table
 from games.models import Bid, Play, Round, RoundScore, Seat, Table, Trick
-from games.state import load_state
+from games.play import actions
+from games.play.state import load_state
 
 pytestmark = [
     pytest.mark.services,

@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 
-from games import actions
+from games.play import actions
 
 pytestmark = pytest.mark.django_db
 

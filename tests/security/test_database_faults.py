@@ -31,7 +31,7 @@ from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
-from games import broadcast, presence
+from games.live import broadcast, presence
 from games.models import Bid, Table
 from tests.games.helpers import snapshot, started_table
 

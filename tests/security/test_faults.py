@@ -138,7 +138,7 @@ NEW_GAME = """
 import json
 from django.contrib.auth import get_user_model
 from django.test import Client
-from games import actions
+from games.play import actions
 User = get_user_model()
 users = []
 for name in {names!r}:
@@ -160,7 +160,7 @@ print(json.dumps({{"table": table.pk, "sessions": cookies}}))
 
 AUDIT = """
 import json
-from games.audit import audit_table
+from games.after.audit import audit_table
 from games.models import Play, Table
 table = Table.objects.get(pk={table})
 plays = list(Play.objects.filter(round__table=table).values_list("round__number", "card"))

@@ -16,8 +16,9 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from games import actions, integrity, rules
+from games import rules
 from games.models import Table
+from games.play import actions, integrity
 from tests.games.helpers import assert_refused, fresh, seated_table, snapshot, started_table
 
 pytestmark = pytest.mark.django_db
@@ -121,11 +122,11 @@ def test_a_constraint_that_no_race_explains_is_logged_and_raised(
 
     monkeypatch.setattr(rules, "deal", broken_deal)
     before = snapshot()
-    with caplog.at_level(logging.ERROR, logger="games.actions"), pytest.raises(IntegrityError):
+    with caplog.at_level(logging.ERROR, logger="games.play.actions"), pytest.raises(IntegrityError):
         actions.start_game(users[0], table.pk, table.version)
     assert snapshot() == before
     (record,) = [r for r in caplog.records if r.levelno >= logging.ERROR]
-    assert record.name == "games.actions"
+    assert record.name == "games.play.actions"
     assert "start_game" in record.getMessage()
     assert record.exc_info is not None
 

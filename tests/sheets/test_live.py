@@ -11,7 +11,7 @@ from channels.testing import WebsocketCommunicator
 
 from config.asgi import application
 from games import rules
-from games.push import CLOSE_ANONYMOUS, CLOSE_NO_TABLE
+from games.live.push import CLOSE_ANONYMOUS, CLOSE_NO_TABLE
 from games.sheets import actions
 from games.sheets.forms import ResultLine
 from games.testing.factories import make_user, session_cookie

@@ -11,8 +11,8 @@ import json
 
 import pytest
 
-from games import stats
-from games.history import history_page
+from games.after import stats
+from games.after.history import history_page
 from games.sheets.models import Sheet, SheetChange, SheetEntry
 
 from .helpers import client_for, create, post_bids, post_results, totals, users

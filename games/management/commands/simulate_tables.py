@@ -2,11 +2,11 @@
 
     python manage.py simulate_tables --tables 10 --players 4 --seed 1
 
-Every move goes through the same functions the views call (games.actions), with
+Every move goes through the same functions the views call (games.play.actions), with
 random legal bids, cards and Tigress choices read from the state read model
-(games.state.load_state) by the test suite's own driver (games.testing.driver), on
+(games.play.state.load_state) by the test suite's own driver (games.testing.driver), on
 tables and users made by its factories (games.testing.factories). After each game
-games.audit re-derives the rows and checks them against games.rules: the deal,
+games.after.audit re-derives the rows and checks them against games.rules: the deal,
 dealer/opener (R3), play order (R5, R8), each play's legality at the time, each
 trick's outcome (R6, R7), the scores (R9) and the running totals (R10). Any
 inconsistency is a CommandError (non-zero exit).
@@ -24,10 +24,11 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from games import actions, rules
-from games.audit import audit_table
+from games import rules
+from games.after.audit import audit_table
 from games.models import Round, RoundScore, Seat, Table, Trick
-from games.state import GameState
+from games.play import actions
+from games.play.state import GameState
 from games.testing import driver
 from games.testing.factories import make_users, started_table
 
@@ -76,7 +77,8 @@ def _check_legal_cards(state: GameState) -> None:
 
 
 def verify_table(table_id: int) -> dict[str, Any]:
-    """Audit a finished game against the engine (games.audit), then report it from its rows."""
+    """Audit a finished game against the engine (games.after.audit), then report it from
+    its rows."""
     table = Table.objects.get(pk=table_id)
     problems = audit_table(table)
     if problems:
@@ -132,7 +134,7 @@ def verify_table(table_id: int) -> dict[str, Any]:
 
 class Command(BaseCommand):
     help = (
-        "Play N complete games through games.actions with random legal moves, audit every "
+        "Play N complete games through games.play.actions with random legal moves, audit every "
         "table against the rules engine and print one JSON line per table."
     )
 

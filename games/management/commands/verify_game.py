@@ -2,7 +2,7 @@
 
     python manage.py verify_game game-17.json
 
-The record (format: games.record) is re-played from its seed: the deal of every
+The record (format: games.after.record) is re-played from its seed: the deal of every
 round, dealer and opener (R3), bids (R4), turn and legality of every play (R5, R8),
 every trick's outcome (R6, R7), every score and running total (R9) and the winners
 (R10). Exit code 0 and one line "OK ..." for a consistent record; otherwise a
@@ -18,7 +18,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from games.record import RecordError, verify_record
+from games.after.record import RecordError, verify_record
 
 
 class Command(BaseCommand):

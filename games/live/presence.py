@@ -1,0 +1,127 @@
+"""Who has the table open: one cache entry per open socket, kept alive by a heartbeat.
+
+Each socket records itself under its seat (``touch``) when it connects and again
+every heartbeat; a clean disconnect removes it (``leave``). An entry that
+is not refreshed expires after three heartbeats, so the sockets of a server
+process that was killed stop counting by themselves: presence heals without
+anyone having to clean up. A seat is online while it has one unexpired entry.
+
+The entries live in Django's cache (Redis with several processes, so every
+process sees every socket; local memory with one).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+
+#: Also how long a page that missed a frame waits, at most, for the true state
+#: (games.live.consumers: each heartbeat checks the table's version).
+DEFAULT_HEARTBEAT_SECONDS = 10.0
+log = logging.getLogger(__name__)
+
+
+def _cosmetic[R](fallback: R) -> Callable[[Callable[..., R]], Callable[..., R]]:
+    """Presence is cosmetic: with the cache down, a page or a move must still work."""
+
+    def decorate(func: Callable[..., R]) -> Callable[..., R]:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> R:
+            try:
+                return func(*args, **kwargs)
+            except Exception:
+                log.warning("presence: the cache failed in %s", func.__name__, exc_info=True)
+                return fallback
+
+        return wrapper
+
+    return decorate
+
+
+def heartbeat_seconds() -> float:
+    """How often a socket refreshes its entry (settings.PRESENCE_HEARTBEAT_SECONDS)."""
+    return float(getattr(settings, "PRESENCE_HEARTBEAT_SECONDS", DEFAULT_HEARTBEAT_SECONDS))
+
+
+def _expiry() -> float:
+    # Three missed heartbeats: a busy process that is late once is not shown offline.
+    return 3 * heartbeat_seconds()
+
+
+def _key(seat_id: int) -> str:
+    return f"presence:seat:{seat_id}"
+
+
+def _live(entries: dict[str, float] | None, now: float) -> dict[str, float]:
+    return {name: until for name, until in (entries or {}).items() if until > now}
+
+
+@_cosmetic(True)
+def touch(seat_id: int, socket_name: str) -> bool:
+    """Record (or refresh) one open socket of a seat; whether its entry was still live.
+
+    False means the entry had expired (this socket's process stalled for three
+    heartbeats): moves made meanwhile may have skipped this seat (see
+    ``listening_seats``), so the socket must take a fresh snapshot.
+    """
+    now = time.time()
+    # Read, prune, write: two sockets of one seat touching at the same instant
+    # may lose one entry, which that socket's next heartbeat puts back.
+    entries = _live(cache.get(_key(seat_id)), now)
+    was_live = socket_name in entries
+    entries[socket_name] = now + _expiry()
+    cache.set(_key(seat_id), entries, timeout=int(_expiry()) + 1)
+    return was_live
+
+
+@_cosmetic(None)
+def leave(seat_id: int, socket_name: str) -> None:
+    """Forget one socket of a seat (a clean disconnect)."""
+    now = time.time()
+    entries = _live(cache.get(_key(seat_id)), now)
+    if entries.pop(socket_name, None) is None:
+        return
+    if entries:
+        cache.set(_key(seat_id), entries, timeout=int(_expiry()) + 1)
+    else:
+        cache.delete(_key(seat_id))
+
+
+@_cosmetic(set())
+def online_seats(seat_ids: Iterable[int]) -> set[int]:
+    """The seats among ``seat_ids`` with at least one open socket (one cache round trip)."""
+    ids = list(seat_ids)
+    if not ids:
+        return set()
+    now = time.time()
+    found = cache.get_many([_key(i) for i in ids])
+    return {i for i in ids if _live(found.get(_key(i)), now)}
+
+
+def listening_seats(seat_ids: Iterable[int]) -> set[int] | None:
+    """The seats with an open socket, or None when the cache cannot tell.
+
+    A move renders frames only for these seats (games.live.broadcast): a seat nobody
+    watches costs no render, and a socket opened later gets a full snapshot
+    (its entry is written before it joins its groups and reads the snapshot).
+    None (the cache failed) means: assume every seat listens.
+    """
+    ids = list(seat_ids)
+    try:
+        found = cache.get_many([_key(i) for i in ids]) if ids else {}
+    except Exception:
+        log.warning("presence: the cache failed in listening_seats", exc_info=True)
+        return None
+    now = time.time()
+    return {i for i in ids if _live(found.get(_key(i)), now)}
+
+
+def open_sockets(seat_id: int) -> int:
+    """How many sockets of this seat count as open now."""
+    return len(_live(cache.get(_key(seat_id)), time.time()))

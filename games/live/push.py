@@ -1,0 +1,91 @@
+"""The synchronous side of a table socket: who may open it, its snapshot, its presence.
+
+The consumer (games.live.consumers) calls these through ``database_sync_to_async``.
+Moves never come through here: their frames are rendered once where they are
+made (games.live.broadcast) and the consumer only forwards them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from games.live import frames, presence
+from games.models import MAX_DB_ID, Seat, Table
+from games.play.state import load_state
+
+
+@dataclass(frozen=True)
+class Opened:
+    """A socket that may stay open: its seat and the table's seats (for presence)."""
+
+    seat_id: int
+    seat_ids: tuple[int, ...]
+
+
+class Refused(Exception):
+    """This socket must be closed with ``code``."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+CLOSE_ANONYMOUS = 4401
+CLOSE_NOT_SEATED = 4403
+CLOSE_NO_TABLE = 4404
+
+
+def open_socket(table_id: int, user: Any, socket_name: str) -> Opened:
+    """Check that ``user`` is seated at the table and record the socket's presence."""
+    if user is None or not user.is_authenticated:
+        raise Refused(CLOSE_ANONYMOUS)
+    if not 0 < table_id <= MAX_DB_ID:
+        raise Refused(CLOSE_NO_TABLE)
+    seats = list(Seat.objects.filter(table_id=table_id).values_list("pk", "user_id"))
+    mine = next((pk for pk, user_id in seats if user_id == user.pk), None)
+    if mine is None:
+        exists = bool(seats) or Table.objects.filter(pk=table_id).exists()
+        raise Refused(CLOSE_NOT_SEATED if exists else CLOSE_NO_TABLE)
+    presence.touch(mine, socket_name)
+    return Opened(seat_id=mine, seat_ids=tuple(pk for pk, _user in seats))
+
+
+def snapshot(table_id: int, user: Any) -> tuple[str, int]:
+    """Every region of the table for ``user``, and its version (Refused if not seated)."""
+    table = Table.objects.select_related("host", "cancelled_by").filter(pk=table_id).first()
+    if table is None:
+        raise Refused(CLOSE_NO_TABLE)
+    state = load_state(table)
+    seat = state.seat_of(user.pk)
+    if seat is None:
+        raise Refused(CLOSE_NOT_SEATED)
+    return frames.render_snapshot(state, seat), table.version
+
+
+@dataclass(frozen=True)
+class Beat:
+    """What a socket's heartbeat learns: who is online, whether its own presence had
+    expired (it may have missed frames: see presence.touch), the table's version."""
+
+    online: set[int]
+    expired: bool
+    version: int
+
+
+def heartbeat(table_id: int, seat_id: int, socket_name: str, seat_ids: tuple[int, ...]) -> Beat:
+    """Refresh this socket's presence and read the table's version (one small query:
+    a page whose frame was lost anywhere on its way is found behind by it)."""
+    was_live = presence.touch(seat_id, socket_name)
+    version = Table.objects.filter(pk=table_id).values_list("version", flat=True).first()
+    return Beat(presence.online_seats(seat_ids), not was_live, version or 0)
+
+
+def close_socket(seat_id: int, socket_name: str, seat_ids: tuple[int, ...]) -> set[int]:
+    """Forget this socket's presence; the table's online seats."""
+    presence.leave(seat_id, socket_name)
+    return presence.online_seats(seat_ids)
+
+
+def online(seat_ids: tuple[int, ...]) -> set[int]:
+    return presence.online_seats(seat_ids)

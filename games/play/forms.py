@@ -1,0 +1,64 @@
+"""The table's POST forms, parsed by django.forms: what a field may hold, not what a move may be.
+
+Legality (whose turn, which bid, which card) is the actions' and the engine's
+business; these forms only turn the posted strings into values, and refuse
+anything that is not one with a message (a 400 by games.play.views).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
+
+from games import rules
+
+ASCII_INTEGER = re.compile(r"-?[0-9]{1,12}")
+NO_NUL = {"null_characters_not_allowed": _("Invalid characters in the form.")}
+
+
+class WholeNumberField(forms.IntegerField):
+    """ASCII digits only: int() also reads "٣" and "١٢", Django's IntegerField with it."""
+
+    def __init__(self, what: str, **kwargs: Any) -> None:
+        message = _("%(what)s must be a whole number.") % {"what": what}
+        messages = {"invalid": message, "required": message}
+        super().__init__(error_messages=messages, **kwargs)
+
+    def to_python(self, value: Any) -> int | None:
+        text = str(value).strip() if value not in self.empty_values else ""
+        if "\x00" in text:
+            raise ValidationError(NO_NUL["null_characters_not_allowed"], code="null")
+        if text and not ASCII_INTEGER.fullmatch(text):
+            raise ValidationError(self.error_messages["invalid"], code="invalid")
+        return super().to_python(text)
+
+
+class MoveForm(forms.Form):
+    """Every move names the table version it was made at (a stale one is a 409)."""
+
+    version = WholeNumberField("version", min_value=0)
+
+
+class BidForm(MoveForm):
+    # The round's own range (R4: 0..cards dealt) is the action's check.
+    value = WholeNumberField("bid", min_value=0, max_value=rules.ROUNDS)
+
+
+class PlayForm(MoveForm):
+    # "G14", or a Tigress play with its choice: "TIG:pirate" (R7).
+    card = forms.CharField(max_length=16, strip=True, error_messages=NO_NUL)
+    tigress_as = forms.CharField(max_length=8, required=False, error_messages=NO_NUL)
+
+    def play(self) -> tuple[str, str]:
+        """(card code, Tigress choice or "")."""
+        card, _sep, choice = self.cleaned_data["card"].partition(":")
+        return card, self.cleaned_data["tigress_as"] or choice
+
+
+class PreselectForm(PlayForm):
+    # The card to play when the turn comes, as the hand sends it; empty clears the choice.
+    card = forms.CharField(max_length=16, strip=True, required=False, error_messages=NO_NUL)
