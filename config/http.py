@@ -34,9 +34,10 @@ still overlap one request's database waits with another's work. Interleaved at
 minutes): p99 130-161 ms with 4 threads against 198-424 ms with 8; 2 threads gave
 56-194 ms; at 10 tables the three were alike.
 
-A table's own POSTs (a bid, a play, "Next trick", a chat line: ``TABLE_POST``) do
-not go to that pool but to the process's move queue (config.move_queue,
-``MOVE_THREADS`` threads): one at a time in the order they came, side by side
+A table's own POSTs (a bid, a play, "Next trick", a chat line: the views marked
+``config.move_queue.queued_by``, found by resolving the path) do not go to that
+pool but to the process's move queue (config.move_queue, ``MOVE_THREADS``
+threads): one at a time in the order they came, side by side
 only once they back up. A move holds the GIL for nearly all of its time, so moves
 run side by side only take turns on it and each of a burst finishes about when
 the last one does (the figures are in config/move_queue.py). Pages, sign-in
@@ -72,7 +73,7 @@ from django.core import signals
 from django.core.exceptions import RequestAborted
 from django.core.handlers.asgi import ASGIHandler, get_script_prefix
 from django.http import FileResponse, HttpResponse, HttpResponseBase
-from django.urls import set_script_prefix
+from django.urls import Resolver404, resolve, set_script_prefix
 
 from config import move_queue
 from config.move_queue import MoveQueue
@@ -83,15 +84,30 @@ MOVES_PER_USER = int(os.environ.get("MOVES_PER_USER", "4"))
 TOO_MANY = "Too many moves at once: wait for the answer to your last one."
 BUSY = "The table is busy, try again."
 MOVE_THREADS = int(os.environ.get("MOVE_THREADS", "4"))
-#: A POST to one of a table's actions (games/urls.py: /tables/<id>/bid/, .../rematch/accept/):
-#: the moves, run in the move queue. Anything under a script prefix counts too.
-TABLE_POST = re.compile(r"/tables/(\d+)/[a-z-]+/(?:[a-z-]+/)?\Z")
 SESSION_COOKIE = re.compile(rb"(?:^|;)\s*sessionid=([^;]*)")
 
 
-def is_table_post(scope: dict[str, Any]) -> bool:
-    """Whether this request is one of a table's actions (run in the move queue)."""
-    return scope.get("method") == "POST" and TABLE_POST.search(scope.get("path", "")) is not None
+def move_key(scope: dict[str, Any]) -> int | str | None:
+    """The move queue's key of this request (a table's id), or None: not a move.
+
+    A move is a POST to a view marked ``config.move_queue.queued_by`` (the table's
+    actions); the key is the URL's argument it names. The path is resolved as
+    Django will resolve it, under the server's script prefix (``root_path``)."""
+    if scope.get("method") != "POST":
+        return None
+    path = scope.get("path", "")
+    root = scope.get("root_path", "")
+    if root and path.startswith(root):
+        path = path[len(root) :]
+    try:
+        match = resolve(path)
+    except Resolver404:
+        return None
+    argument = getattr(match.func, move_queue.QUEUE_KEY, None)
+    if argument is None:
+        return None
+    key: int | str | None = match.kwargs.get(argument)
+    return key
 
 
 class OneHopASGIHandler(ASGIHandler):
@@ -127,8 +143,9 @@ class OneHopASGIHandler(ASGIHandler):
         except RequestAborted:
             return
         with closing(body_file):
-            if is_table_post(scope):
-                response = await self._move(scope, body_file)
+            key = move_key(scope)
+            if key is not None:
+                response = await self._move(scope, body_file, key)
             else:
                 response = await self._in_request_thread(scope, body_file)
             try:
@@ -137,15 +154,16 @@ class OneHopASGIHandler(ASGIHandler):
                 if response.streaming:
                     await self._close_in_request_thread(response)
 
-    async def _move(self, scope: dict[str, Any], body_file: Any) -> HttpResponseBase:
+    async def _move(
+        self, scope: dict[str, Any], body_file: Any, key: int | str
+    ) -> HttpResponseBase:
         """A table's POST in the move queue: one at a time per table, a few at a time
         per player (see the module's docstring)."""
         who = _session_of(scope)
         if self.moves_of.get(who, 0) >= MOVES_PER_USER:
             return _plain(429, TOO_MANY)
         self.moves_of[who] = self.moves_of.get(who, 0) + 1
-        match = TABLE_POST.search(scope.get("path", ""))
-        token = move_queue.move_key.set(int(match.group(1)) if match else None)
+        token = move_queue.move_key.set(key)
         try:
             return await self._in_move_thread(scope, body_file)
         except move_queue.Expired:

@@ -45,7 +45,26 @@ from collections import deque
 from collections.abc import Callable, Hashable
 from concurrent.futures import Executor, Future
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, TypeVar
+
+V = TypeVar("V", bound=Callable[..., Any])
+
+#: The attribute ``queued_by`` puts on a view: which of its URL's arguments keys it.
+QUEUE_KEY = "move_queue_key"
+
+
+def queued_by(argument: str) -> Callable[[V], V]:
+    """Mark a view as a move: its POSTs run in the move queue, one at a time per value
+    of its URL's ``argument`` (a table's id). The mark survives the view's other
+    decorators (functools.wraps copies it), and the ASGI handler (config.http) finds
+    it by resolving the request's path."""
+
+    def mark(view: V) -> V:
+        setattr(view, QUEUE_KEY, argument)
+        return view
+
+    return mark
+
 
 #: A submitted call: when it came (time.monotonic), its future, the function, its
 #: arguments, its key (None: none).

@@ -201,20 +201,21 @@ def test_a_static_file_streams_through_the_handler() -> None:
 
 
 def test_only_a_table_s_own_posts_go_to_the_move_thread() -> None:
-    """config.http.TABLE_POST: every action of a table (games/urls.py), and nothing else."""
+    """config.http.move_queue_key: every action of a table (the views marked
+    config.move_queue.queued_by), keyed by its table, and nothing else."""
     from django.urls import reverse
 
     from tests.games.helpers import ACTION_URL_NAMES
 
-    def scope(method: str, path: str) -> dict[str, Any]:
-        return {"type": "http", "method": method, "path": path}
+    def scope(method: str, path: str, root: str = "") -> dict[str, Any]:
+        return {"type": "http", "method": method, "path": root + path, "root_path": root}
 
     rematch = ("propose_rematch", "accept_rematch", "decline_rematch")
     for name in (*ACTION_URL_NAMES, *rematch):
         path = reverse(name, args=[12])
-        assert http.is_table_post(scope("POST", path)), path
-        assert http.is_table_post(scope("POST", "/prefix" + path)), path
-        assert not http.is_table_post(scope("GET", path)), path
+        assert http.move_key(scope("POST", path)) == 12, path
+        assert http.move_key(scope("POST", path, root="/prefix")) == 12, path
+        assert http.move_key(scope("GET", path)) is None, path
     others = [
         reverse("table", args=[12]),
         reverse("create_table"),
@@ -224,7 +225,7 @@ def test_only_a_table_s_own_posts_go_to_the_move_thread() -> None:
         "/admin/games/table/12/change/",
     ]
     for path in others:
-        assert not http.is_table_post(scope("POST", path)), path
+        assert http.move_key(scope("POST", path)) is None, path
 
 
 def test_moves_run_one_at_a_time_in_arrival_order(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -18,6 +18,7 @@ from django.shortcuts import render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
+from config.move_queue import queued_by
 from games.after import history, record, replay, stats
 from games.models import RoundScore, Seat, Table
 from games.play import actions
@@ -44,6 +45,7 @@ def _rematch_id(request: HttpRequest) -> int:
     return actions.parse_int(_field(request, "rematch") or None, _("rematch"))
 
 
+@queued_by("table_id")
 @require_POST
 def propose_rematch(request: HttpRequest, table_id: int) -> HttpResponse:
     def call() -> None:
@@ -53,6 +55,7 @@ def propose_rematch(request: HttpRequest, table_id: int) -> HttpResponse:
     return _act(request, table_id, call)
 
 
+@queued_by("table_id")
 @require_POST
 def accept_rematch(request: HttpRequest, table_id: int) -> HttpResponse:
     return _act(
@@ -62,6 +65,7 @@ def accept_rematch(request: HttpRequest, table_id: int) -> HttpResponse:
     )
 
 
+@queued_by("table_id")
 @require_POST
 def decline_rematch(request: HttpRequest, table_id: int) -> HttpResponse:
     return _act(

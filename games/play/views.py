@@ -27,6 +27,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django_htmx.http import HttpResponseClientRedirect
 
+from config.move_queue import queued_by
 from games.live import broadcast, frames
 from games.models import MAX_DB_ID, MAX_SEATS, ChatMessage, Table
 from games.pages import presenter, regions
@@ -280,6 +281,7 @@ def table(request: HttpRequest, table_id: int) -> HttpResponse:
     return _render_table(request, found, fragment=bool(request.htmx))
 
 
+@queued_by("table_id")
 @require_POST
 def start_game(request: HttpRequest, table_id: int) -> HttpResponse:
     return _act(
@@ -289,6 +291,7 @@ def start_game(request: HttpRequest, table_id: int) -> HttpResponse:
     )
 
 
+@queued_by("table_id")
 @require_POST
 def place_bid(request: HttpRequest, table_id: int) -> HttpResponse:
     def call() -> Table:
@@ -299,6 +302,7 @@ def place_bid(request: HttpRequest, table_id: int) -> HttpResponse:
     return _act(request, table_id, call)
 
 
+@queued_by("table_id")
 @require_POST
 def play_card(request: HttpRequest, table_id: int) -> HttpResponse:
     def call() -> Table:
@@ -312,6 +316,7 @@ def play_card(request: HttpRequest, table_id: int) -> HttpResponse:
     return _act(request, table_id, call)
 
 
+@queued_by("table_id")
 @require_POST
 def preselect_card(request: HttpRequest, table_id: int) -> HttpResponse:
     def call() -> Table:
@@ -323,6 +328,7 @@ def preselect_card(request: HttpRequest, table_id: int) -> HttpResponse:
     return _act(request, table_id, call)
 
 
+@queued_by("table_id")
 @require_POST
 def next_trick(request: HttpRequest, table_id: int) -> HttpResponse:
     return _act(
@@ -332,6 +338,7 @@ def next_trick(request: HttpRequest, table_id: int) -> HttpResponse:
     )
 
 
+@queued_by("table_id")
 @require_POST
 def next_round(request: HttpRequest, table_id: int) -> HttpResponse:
     return _act(
@@ -341,6 +348,7 @@ def next_round(request: HttpRequest, table_id: int) -> HttpResponse:
     )
 
 
+@queued_by("table_id")
 @require_POST
 def post_chat(request: HttpRequest, table_id: int) -> HttpResponse:
     return _act(
@@ -350,11 +358,13 @@ def post_chat(request: HttpRequest, table_id: int) -> HttpResponse:
     )
 
 
+@queued_by("table_id")
 @require_POST
 def rotate_invite(request: HttpRequest, table_id: int) -> HttpResponse:
     return _act(request, table_id, lambda: actions.rotate_invite(request.user, table_id))
 
 
+@queued_by("table_id")
 @require_POST
 def leave_table(request: HttpRequest, table_id: int) -> HttpResponse:
     """Before the start: frees the seat. In progress: asks first, then cancels for everyone.
