@@ -1,7 +1,9 @@
-"""A move's frames: render what changed, once, and send each seat its frame when it commits.
+"""An action's outcome, once committed, to every page it changes: the delivery's one way in.
 
-The process that made the move already holds the table's state, so it renders
-the frames there (games.live.frames): the public regions once per language, each
+``deliver`` receives each ``games.play.outcome.Outcome`` (the ``committed`` signal)
+and decides from its kind and its state which regions each page gets
+(games.live.frames). The process that made the move already holds the table's
+state, so it renders the frames there: the public regions once per language, each
 seat's own regions once for that seat. They are rendered once the move has
 committed, in its own thread (an on-commit hook), and sent at once; nothing is
 rendered or sent for a move that does not commit. Each frame goes to that user's own group
