@@ -30,7 +30,7 @@ def decide_bid(view: SeatView, level: Level, rng: random.Random) -> int:
         know = read(view)
         others = len(know.holding)
         per_hand = know.in_play / others if others else 0.0
-        chances = [counted_chance(c, know.unseen, know.in_play, per_hand) for c in view.hand]
+        chances = [counted_chance(c, know.unseen, others, per_hand) for c in view.hand]
     odds = trick_count_odds(chances)
     # the bid worth most on average over how many tricks the hand may take (R9); on a tie
     # the lower bid, which is easier to keep by throwing cards away

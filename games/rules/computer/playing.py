@@ -53,7 +53,7 @@ def decide_card(view: SeatView, level: Level, rng: random.Random) -> Play:
         now = trick_chances(view, know, candidates, rng)
         others = len(know.holding)
         per_hand = know.in_play / others if others else 0.0
-        later = {c: counted_chance(c, know.unseen, know.in_play, per_hand) for c in view.hand}
+        later = {c: counted_chance(c, know.unseen, others, per_hand) for c in view.hand}
         bonus_so_far = sum(t.bonus for t in view.tricks if t.winner == view.seat)
     return _best(view, candidates, now, later, bonus_so_far)
 

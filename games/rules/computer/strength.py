@@ -42,6 +42,10 @@ _SAME_KIND: Final = 0.5
 # A colour card only wins when its suit is led: the player has to lead it, or have the
 # suit led to it. Tuned with scripts/bench_bots.py.
 _COLOUR_LEAD: Final = 0.85
+# How much more often than at random an opponent's card beats ours per card it holds
+# beyond the first (it chooses); and the least chance that a hand lacks a colour.
+_CHOOSING: Final = 0.08
+_VOID_FLOOR: Final = 0.35
 
 
 def _beaters(c: Card, unseen: Sequence[Card], void: float) -> float:
@@ -75,18 +79,24 @@ def _beaters(c: Card, unseen: Sequence[Card], void: float) -> float:
     return total
 
 
-def counted_chance(c: Card, unseen: Sequence[Card], in_play: int, per_hand: float) -> float:
-    """STRONG's chance that ``c`` takes a trick, given the ``unseen`` cards of which
-    ``in_play`` are in the other hands, each holding about ``per_hand`` cards."""
+def counted_chance(c: Card, unseen: Sequence[Card], opponents: int, per_hand: float) -> float:
+    """STRONG's chance that ``c`` takes a trick, given the ``unseen`` cards, against
+    ``opponents`` other hands (the ghost's included) of about ``per_hand`` cards each.
+
+    In the trick where ``c`` is played each opponent adds one card, which beats ``c`` about
+    as often as the unseen cards do; a little more often the more cards it holds, since a
+    player who wants the trick picks the card that takes it.
+    """
     role = c.role
     if role in (ESC, KRA, WHA):
         return 0.0  # they never take a trick themselves (R6.7 aside, R7)
-    if not unseen:
+    if not unseen or not opponents:
         return 1.0  # nothing left that could beat it
-    held = min(1.0, in_play / len(unseen))
     # the chance that a hand lacks a given colour, so that it may trump with black (R5)
-    void = max(0.35, (1.0 - 13.0 / 71.0) ** per_hand)
-    chance = float((1.0 - held) ** _beaters(c, unseen, void))
+    void = max(_VOID_FLOOR, (1.0 - 13.0 / 71.0) ** per_hand)
+    choice = 1.0 + _CHOOSING * max(0.0, per_hand - 1.0)
+    beaten = min(0.95, choice * _beaters(c, unseen, void) / len(unseen))
+    chance = (1.0 - beaten) ** opponents
     if role == NUM and c.suit != "B":
         chance *= _COLOUR_LEAD
-    return chance
+    return float(chance)
