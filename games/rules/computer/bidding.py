@@ -8,6 +8,7 @@ from ..scoring import valid_bids
 from .knowledge import read
 from .levels import Level
 from .odds import expected_points, points_table, trick_count_odds
+from .sampling import rollout_bid
 from .strength import counted_chance, static_chance
 from .view import SeatView
 
@@ -34,6 +35,9 @@ def decide_bid(view: SeatView, level: Level, rng: random.Random) -> int:
     odds = trick_count_odds(chances)
     # the bid worth most on average over how many tricks the hand may take (R9); on a tie
     # the lower bid, which is easier to keep by throwing cards away
-    return max(
+    best = max(
         bids, key=lambda b: (expected_points(points_table(b, view.cards_dealt), 0, odds), -b)
     )
+    if level is Level.STRONG:
+        best = rollout_bid(view, know, best, rng)
+    return best

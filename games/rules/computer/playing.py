@@ -20,7 +20,7 @@ from .knowledge import read
 from .levels import Level
 from .odds import points_table, trick_count_odds
 from .playset import play_of, plays_of
-from .sampling import trick_chances
+from .sampling import look_ahead
 from .strength import counted_chance, static_chance
 from .view import SeatView
 
@@ -50,7 +50,13 @@ def decide_card(view: SeatView, level: Level, rng: random.Random) -> Play:
         bonus_so_far = 0
     else:
         know = read(view)
-        now = trick_chances(view, know, candidates, rng)
+        outlooks = look_ahead(view, know, candidates, rng)
+        if outlooks[0].points is not None:
+            # the whole rest of the round was played out: take the best mean points
+            return max(
+                zip(candidates, outlooks, strict=True), key=lambda pair: pair[1].points or 0.0
+            )[0]
+        now = [(o.chance, o.bonus) for o in outlooks]
         others = len(know.holding)
         per_hand = know.in_play / others if others else 0.0
         later = {c: counted_chance(c, know.unseen, others, per_hand) for c in view.hand}

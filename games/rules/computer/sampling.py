@@ -1,134 +1,139 @@
-"""STRONG's look at the trick in progress: deal the unseen cards to the players still to
-play, many times over, let each play as its need suggests, and count how often each of our
-candidate cards ends up taking the trick, and with what bonus.
+"""STRONG's look at the round from here: deal the unseen cards to the others (as many as
+each holds, none of a suit it has shown it lacks), many times over, and for each candidate
+play the trick, or the whole rest of the round, out with :mod:`.rollout`'s quick rule.
 
-The hands dealt respect what the table has shown (who lacks which suit, how many cards each
-holds); the plays are a crude model of a player: one who still needs tricks plays its
-strongest card, one who does not plays its weakest, the ghost its top card (R8). Every trick
-is decided by the engine's ``resolve_trick``, every card chosen among ``legal_cards``.
+The same deals serve every candidate (fewer samples tell them apart). The others want
+tricks as long as they are short of their bids (R4: revealed by now); the ghost plays its
+top card, which nobody has seen (R8).
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Final
 
-from ..cards import ESC, KRA, MER, NUM, PIR, SKG, TIG, TIG_AS_ESCAPE, TIG_AS_PIRATE, WHA, Card, Play
+from ..cards import Play
 from ..deal import GHOST, ghost_play
-from ..tricks import lead_suit, legal_cards, resolve_trick
+from ..scoring import score_round
+from ..tricks import resolve_trick
 from .knowledge import Knowledge
-from .playset import play_of
+from .rollout import Table, deal_unseen, playout, quick_play
+from .strength import static_chance
 from .view import SeatView
 
-__all__ = ["trick_chances"]
+__all__ = ["Outlook", "look_ahead", "rollout_bid"]
 
-# About how many simulated plays of the others one decision may cost (~5 us each): keeps
-# a decision well under 50 ms on one core, whatever the table size.
-_PLAY_BUDGET: Final = 3000
-_MIN_SAMPLES: Final = 12
-_MAX_SAMPLES: Final = 160
-
-
-def _power(c: Card, lead: str | None, skull_king_out: bool) -> float:
-    """A rough order of strength of ``c`` in a trick led in ``lead``: what the model
-    player picks its strongest or weakest card by (R6)."""
-    role = c.role
-    if role == NUM:
-        if c.suit == "B":
-            return 40.0 + c.rank0
-        if c.suit == lead:
-            return 20.0 + c.rank0
-        return c.rank0 / 100.0
-    if role == SKG:
-        return 100.0
-    if role in (PIR, TIG):
-        return 90.0
-    if role == MER:
-        return 110.0 if skull_king_out else 80.0  # R6.1: the Mermaid takes the Skull King
-    if role == ESC:
-        return -1.0
-    if role == KRA:
-        return -0.5
-    assert role == WHA
-    return -0.2
+# About how many simulated plays one decision may cost (a few microseconds each): keeps a
+# decision well under 50 ms on one core whatever the table size. Tuned with
+# scripts/bench_bots.py.
+PLAY_BUDGET: Final = 3000
+BID_BUDGET: Final = 4000
+MIN_SAMPLES: Final = 12
+MAX_SAMPLES: Final = 96
+# Fewer samples than this for whole-round rollouts: look at the trick alone instead.
+ROLLOUT_SAMPLES: Final = 24
 
 
-def _model_play(hand: list[Card], trick: list[Play], wants: bool) -> Play:
-    legal = legal_cards(hand, trick)
-    lead = lead_suit(trick)
-    skull_king_out = any(p.role == SKG for p in trick)
-    best: Card | None = None
-    best_power = 0.0
-    for c in hand:  # hand order: deterministic
-        if c not in legal:
-            continue
-        power = _power(c, lead, skull_king_out)
-        if best is None or (power > best_power if wants else power < best_power):
-            best, best_power = c, power
-    assert best is not None
-    if best.role == TIG:
-        return TIG_AS_PIRATE if wants else TIG_AS_ESCAPE
-    return play_of(best)
+@dataclass(frozen=True, slots=True)
+class Outlook:
+    """For one candidate play: the chance it takes the trick, the mean bonus when it does,
+    and (whole-round rollouts only, else None) the mean points of the round."""
+
+    chance: float
+    bonus: float
+    points: float | None
 
 
-def _deal(pool: Sequence[Card], followers: Sequence[int], know: Knowledge) -> dict[int, list[Card]]:
-    """The shuffled ``pool`` dealt to ``followers``: as many cards as each holds, none of a
-    suit it has shown it lacks (if the pool allows)."""
-    hands: dict[int, list[Card]] = {f: [] for f in followers}
-    wanted = {f: know.holding[f] for f in followers}
-    spare: list[Card] = []
-    for c in pool:
-        for f in followers:
-            if len(hands[f]) < wanted[f] and not (c.suit and c.suit in know.voids.get(f, ())):
-                hands[f].append(c)
-                break
-        else:
-            spare.append(c)
-        if all(len(hands[f]) == wanted[f] for f in followers):
-            return hands
-    for f in followers:  # the voids could not all be kept: fill up anyway
-        while len(hands[f]) < wanted[f] and spare:
-            hands[f].append(spare.pop())
-    return hands
-
-
-def trick_chances(
+def look_ahead(
     view: SeatView, know: Knowledge, candidates: Sequence[Play], rng: random.Random
-) -> list[tuple[float, float]]:
-    """For each candidate play: (chance it takes the trick, mean R9 bonus when it does)."""
+) -> list[Outlook]:
     so_far = [p.play for p in view.trick]
     position = len(so_far)
+    seat = view.seat
+    bid = view.bid
+    assert bid is not None
+    holders = list(know.holding)
+    remaining = sum(know.holding.values()) + len(view.hand)
+    trick_only = len(view.order) - position
+    whole = remaining * len(candidates)
+    samples = PLAY_BUDGET // max(1, whole)
+    rollouts = samples >= ROLLOUT_SAMPLES and len(view.hand) > 1
+    if not rollouts:
+        samples = PLAY_BUDGET // max(1, trick_only * len(candidates))
+    samples = max(MIN_SAMPLES, min(MAX_SAMPLES, samples))
+    table = Table(view.humans, view.ghost, view.opener)
+    targets = {s: (view.bids[s] or 0) for s in range(view.humans)}
+    base_won = {s: view.won[s] for s in range(view.humans)}
+    base_won[GHOST] = view.ghost_won
+    my_bonus = sum(t.bonus for t in view.tricks if t.winner == seat)
     followers = view.order[position + 1 :]
-    if not followers:  # last to play: nothing left to chance
-        out = []
-        for play in candidates:
-            result = resolve_trick([*so_far, play])
-            win = result.winner == position
-            out.append((1.0 if win else 0.0, float(result.bonus) if win else 0.0))
-        return out
-    wants = {f: (know.needs.get(f) or 0) > 0 for f in followers}
-    samples = max(
-        _MIN_SAMPLES, min(_MAX_SAMPLES, _PLAY_BUDGET // (len(candidates) * len(followers)))
-    )
-    pool = list(know.unseen)
+    leader = view.order[0]
     wins = [0] * len(candidates)
     bonus = [0] * len(candidates)
+    points = [0.0] * len(candidates)
+    pool = list(know.unseen)
     for _ in range(samples):
-        rng.shuffle(pool)
-        hands = _deal(pool, followers, know)
+        hands = deal_unseen(pool, holders, know, rng)
         for i, play in enumerate(candidates):
             trick = [*so_far, play]
+            if rollouts:
+                copies = {h: list(cards) for h, cards in hands.items()}
+                copies[seat] = [c for c in view.hand if c is not play.card]
+                won = dict(base_won)
+                got: dict[int, int] = {}
+                playout(table, copies, targets, won, got, leader, trick)
+                points[i] += score_round(
+                    bid, won[seat], view.cards_dealt, my_bonus + got.get(seat, 0)
+                ).total
+                continue
             for f in followers:
-                hand = hands[f]
-                if not hand:
-                    continue  # cannot happen with a consistent view; be safe
                 if f == GHOST:
-                    trick.append(ghost_play(hand))  # shuffled: its unseen top card
+                    trick.append(ghost_play(hands[f]))  # shuffled: its unseen top card
                 else:
-                    trick.append(_model_play(hand, trick, wants[f]))
+                    trick.append(quick_play(hands[f], trick, targets[f] > base_won[f]))
             result = resolve_trick(trick)
             if result.winner == position:
                 wins[i] += 1
                 bonus[i] += result.bonus
-    return [(w / samples, b / w if w else 0.0) for w, b in zip(wins, bonus, strict=True)]
+    return [
+        Outlook(w / samples, b / w if w else 0.0, p / samples if rollouts else None)
+        for w, b, p in zip(wins, bonus, points, strict=True)
+    ]
+
+
+def rollout_bid(view: SeatView, know: Knowledge, estimate: int, rng: random.Random) -> int:
+    """STRONG's bid: the bids next to ``estimate`` (the counted one), each played out from
+    the first trick on the same deals, the one with the best mean points (R9) kept.
+
+    The others' bids are still secret (R4): each is taken as what its dealt hand rates
+    by the table NORMAL uses.
+    """
+    n = view.cards_dealt
+    choices = sorted({max(0, estimate - 1), estimate, min(n, estimate + 1)})
+    seat = view.seat
+    holders = list(know.holding)
+    per_sample = len(choices) * n * view.players
+    samples = max(MIN_SAMPLES, min(MAX_SAMPLES, BID_BUDGET // per_sample))
+    table = Table(view.humans, view.ghost, view.opener)
+    players = view.players
+    points = [0.0] * len(choices)
+    pool = list(know.unseen)
+    for _ in range(samples):
+        hands = deal_unseen(pool, holders, know, rng)
+        targets = {
+            h: round(sum(static_chance(c, players) for c in hands[h]))
+            for h in holders
+            if h != GHOST
+        }
+        for i, bid in enumerate(choices):
+            targets[seat] = bid
+            copies = {h: list(cards) for h, cards in hands.items()}
+            copies[seat] = list(view.hand)
+            won = dict.fromkeys([*holders, seat], 0)
+            got: dict[int, int] = {}
+            playout(table, copies, targets, won, got, view.opener, [])
+            points[i] += score_round(bid, won[seat], n, got.get(seat, 0)).total
+    # on a tie the first, the lowest: easier to keep by throwing cards away
+    return choices[max(range(len(choices)), key=lambda i: (points[i], -i))]

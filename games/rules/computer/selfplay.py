@@ -28,13 +28,15 @@ CardFn = Callable[[SeatView, Level, random.Random], Play]
 
 @dataclass(frozen=True, slots=True)
 class GameResult:
-    """Per seat: ``totals`` after round 10 and each round's scores; ``winners`` (R10)."""
+    """Per round and seat: ``rounds`` (the scores), ``bids``, ``won`` (tricks taken); per
+    seat ``totals`` after round 10; ``winners`` (R10)."""
 
     seed: int
     levels: tuple[Level, ...]
     ghost: bool
     rounds: tuple[tuple[RoundScore, ...], ...]
     bids: tuple[tuple[int, ...], ...]
+    won: tuple[tuple[int, ...], ...]
     totals: tuple[int, ...]
     winners: tuple[int, ...]
 
@@ -54,6 +56,7 @@ def play_game(
     totals = (0,) * humans
     rounds: list[tuple[RoundScore, ...]] = []
     bids: list[tuple[int, ...]] = []
+    won: list[tuple[int, ...]] = []
     for number in range(1, ROUNDS + 1):
         state = RoundState.dealt(deals.randrange(1 << 62), number, humans, ghost, totals)
         # R4: bids are secret until all are in, so each seat decides before seeing any
@@ -67,6 +70,7 @@ def play_game(
         scores = state.scores()
         rounds.append(scores)
         bids.append(tuple(state.bids[s] for s in range(humans)))
+        won.append(tuple(state.won()))
         totals = tuple(t + s.total for t, s in zip(totals, scores, strict=True))
     return GameResult(
         seed=seed,
@@ -74,6 +78,7 @@ def play_game(
         ghost=ghost,
         rounds=tuple(rounds),
         bids=tuple(bids),
+        won=tuple(won),
         totals=totals,
         winners=tuple(winners(dict(enumerate(totals)))),
     )
