@@ -19,7 +19,7 @@ from ..tricks import resolve_trick
 from .knowledge import read
 from .levels import Level
 from .odds import points_table, trick_count_odds
-from .playset import play_of, plays_of
+from .playset import distinct_plays, play_of, plays_of
 from .sampling import look_ahead
 from .strength import counted_chance, static_chance
 from .view import SeatView
@@ -50,6 +50,10 @@ def decide_card(view: SeatView, level: Level, rng: random.Random) -> Play:
         bonus_so_far = 0
     else:
         know = read(view)
+        table = {p.play.card for p in view.trick}
+        candidates = distinct_plays(candidates, table.union(know.unseen))
+        if len(candidates) == 1:
+            return candidates[0]
         outlooks = look_ahead(view, know, candidates, rng)
         if outlooks[0].points is not None:
             # the whole rest of the round was played out: take the best mean points

@@ -3,9 +3,9 @@ playing the Tigress."""
 
 from __future__ import annotations
 
-from ..cards import PLAY_OF, TIG, TIG_AS_ESCAPE, TIG_AS_PIRATE, Card, Play
+from ..cards import ESC, MER, NUM, PIR, PLAY_OF, TIG, TIG_AS_ESCAPE, TIG_AS_PIRATE, Card, Play
 
-__all__ = ["play_of", "plays_of"]
+__all__ = ["distinct_plays", "play_of", "plays_of"]
 
 
 def play_of(c: Card) -> Play:
@@ -24,4 +24,35 @@ def plays_of(cards: tuple[Card, ...]) -> list[Play]:
             out += (TIG_AS_PIRATE, TIG_AS_ESCAPE)
         else:
             out.append(play_of(c))
+    return out
+
+
+def distinct_plays(plays: list[Play], others: set[Card]) -> list[Play]:
+    """``plays`` less those that would change nothing, now or later, against playing an
+    earlier one: the escapes are all alike, as are the Pirates and the Mermaids (R6 tells
+    them apart only by who played first), and so are two numbers of one suit with no card
+    between them in ``others`` (the cards that could still meet them: the unseen ones and
+    those on the table). The 14s stay apart: who takes them scores (R9). The Tigress's two
+    plays stay too: as an escape it is gone, with its pirate, for later tricks (R1).
+    """
+    runs: dict[str, list[int]] = {}
+    for c in others:
+        if c.suit is not None:
+            runs.setdefault(c.suit, []).append(c.rank0)
+    seen: set[tuple[object, ...]] = set()
+    out: list[Play] = []
+    for play in plays:
+        c = play.card
+        key: tuple[object, ...]
+        if c.role == NUM and c.rank0 < 14:
+            # the run of this hand's cards the rank belongs to: how many cards of ``others``
+            # of that suit rank below it
+            key = (c.suit, sum(r < c.rank0 for r in runs.get(c.suit or "", ())))
+        elif c.role in (ESC, PIR, MER):
+            key = (c.role,)
+        else:
+            key = (c.code, play.as_)
+        if key not in seen:
+            seen.add(key)
+            out.append(play)
     return out

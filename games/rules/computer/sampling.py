@@ -30,6 +30,9 @@ __all__ = ["Outlook", "look_ahead", "rollout_bid"]
 # scripts/bench_bots.py.
 PLAY_BUDGET: Final = 3000
 BID_BUDGET: Final = 4000
+# The bids played out: the counted one, this many either side of it, and maybe 0.
+BID_SPREAD: Final = 2
+BID_ZERO: Final = True
 MIN_SAMPLES: Final = 12
 MAX_SAMPLES: Final = 96
 # Fewer samples than this for whole-round rollouts: look at the trick alone instead.
@@ -111,7 +114,8 @@ def rollout_bid(view: SeatView, know: Knowledge, estimate: int, rng: random.Rand
     by the table NORMAL uses.
     """
     n = view.cards_dealt
-    choices = sorted({max(0, estimate - 1), estimate, min(n, estimate + 1)})
+    low, high = max(0, estimate - BID_SPREAD), min(n, estimate + BID_SPREAD)
+    choices = sorted({0, *range(low, high + 1)} if BID_ZERO else range(low, high + 1))
     seat = view.seat
     holders = list(know.holding)
     per_sample = len(choices) * n * view.players
