@@ -115,7 +115,9 @@ def rollout_bid(view: SeatView, know: Knowledge, estimate: int, rng: random.Rand
     """
     n = view.cards_dealt
     low, high = max(0, estimate - BID_SPREAD), min(n, estimate + BID_SPREAD)
-    choices = sorted({0, *range(low, high + 1)} if BID_ZERO else range(low, high + 1))
+    choices = list(range(low, high + 1))
+    if BID_ZERO and low > 0:
+        choices.insert(0, 0)  # a hand that looks strong may still be safest at 0 (R9)
     seat = view.seat
     holders = list(know.holding)
     per_sample = len(choices) * n * view.players
