@@ -14,22 +14,23 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from ..cards import ESC, KRA, MER, NUM, PIR, SKG, TIG, TIG_AS_ESCAPE, TIG_AS_PIRATE, Card, Play
+from ..cards import ESC, KRA, MER, NUM, PIR, SKG, TIG, TIG_AS_ESCAPE, TIG_AS_PIRATE, WHA, Card, Play
 from ..deal import GHOST, ghost_play
 from ..order import play_order
-from ..tricks import lead_suit, legal_cards, resolve_trick
+from ..tricks import legal_cards, resolve_trick
 from .knowledge import Knowledge
 from .playset import play_of
 
-__all__ = ["Table", "deal_unseen", "playout", "quick_play"]
+__all__ = ["Reading", "Table", "deal_unseen", "playout", "quick_play", "read_trick"]
 
 _NOBODY: Final = float("inf")  # a trick the Kraken destroys: nobody can take it (R7)
 
 
-def power(c: Card, lead: str | None, skull_king_out: bool) -> float:
-    """A rough order of how strongly ``c`` takes a trick led in ``lead`` (R6): what the
-    quick rule compares cards by. Creatures and escapes rank below every number."""
-    role = c.role
+def power(role: int, c: Card, lead: str | None, skull_king_out: bool) -> float:
+    """A rough order of how strongly a card of effective ``role`` (the Tigress's choice
+    made, or TIG: as a pirate if it comes to that) takes a trick led in ``lead`` (R6).
+    Without a creature in the trick, the highest power is the winner R6 names: the quick
+    rule compares cards by it. Creatures and escapes rank below every number."""
     if role == NUM:
         if c.suit == "B":
             return 40.0 + c.rank0
@@ -49,34 +50,80 @@ def power(c: Card, lead: str | None, skull_king_out: bool) -> float:
     return -0.2  # the White Whale
 
 
+class Reading:
+    """What the quick rule reads off a trick in progress: its lead suit (R5), whether the
+    Skull King is in it, and the power of the card taking it so far (``NOBODY`` when a
+    creature is in it and the engine says nobody takes it)."""
+
+    __slots__ = ("creature", "decided", "lead", "skull_king_out", "top")
+
+    def __init__(self) -> None:
+        self.lead: str | None = None
+        self.decided = False
+        self.skull_king_out = False
+        self.creature = False
+        self.top = -2.0
+
+    def add(self, play: Play, trick: list[Play]) -> None:
+        """``play`` has just been appended to ``trick``."""
+        role = play.role
+        if not self.decided and role != ESC:
+            self.decided = True
+            self.lead = play.card.suit  # a special card first: no lead suit (R5)
+        if role == SKG:
+            self.skull_king_out = True
+        elif role in (KRA, WHA):
+            self.creature = True
+        if self.creature:
+            # R7 is the engine's: who takes the trick now, if anyone
+            result = resolve_trick(trick)
+            if result.winner is None:
+                self.top = _NOBODY
+            else:
+                won = trick[result.winner]
+                self.top = power(won.role, won.card, self.lead, self.skull_king_out)
+        elif role == SKG:
+            # the Mermaids on the table now outrank it (R6.1): read them again
+            self.top = max(power(p.role, p.card, self.lead, True) for p in trick)
+        else:
+            p = power(role, play.card, self.lead, self.skull_king_out)
+            if p > self.top:
+                self.top = p
+
+
+def read_trick(trick: list[Play]) -> Reading:
+    reading = Reading()
+    for i in range(len(trick)):
+        reading.add(trick[i], trick[: i + 1])
+    return reading
+
+
 def _play(c: Card, wants: bool) -> Play:
     if c.role == TIG:
         return TIG_AS_PIRATE if wants else TIG_AS_ESCAPE
     return play_of(c)
 
 
-def quick_play(hand: Sequence[Card], trick: list[Play], wants: bool) -> Play:
-    """The quick rule's play from ``hand`` on ``trick`` (R5: among the legal cards)."""
-    legal = legal_cards(hand, trick)
+def quick_play(
+    hand: Sequence[Card], trick: list[Play], wants: bool, reading: Reading | None = None
+) -> Play:
+    """The quick rule's play from ``hand`` on ``trick`` (R5: among the legal cards):
+    ``reading`` is ``read_trick(trick)``, passed when the caller keeps it up to date."""
     if not trick:  # leading: the strongest card to take it, the weakest to lose it
         best = None
         best_power = 0.0
         for c in hand:
-            p = power(c, c.suit, False)
+            p = power(c.role, c, c.suit, False)
             if best is None or (p > best_power if wants else p < best_power):
                 best, best_power = c, p
         assert best is not None
         return _play(best, wants)
-    lead = lead_suit(trick)
-    skull_king_out = False
-    for played in trick:
-        if played.role == SKG:
-            skull_king_out = True
-    result = resolve_trick(trick)
-    if result.winner is None:
-        top = _NOBODY
-    else:
-        top = power(trick[result.winner].card, lead, skull_king_out)
+    legal = legal_cards(hand, trick)
+    if reading is None:
+        reading = read_trick(trick)
+    lead = reading.lead
+    skull_king_out = reading.skull_king_out
+    top = reading.top
     # one pass: the cheapest card that takes the trick, the dearest one that does not,
     # and the weakest and strongest of all
     cheapest = dearest = weakest = strongest = None
@@ -84,7 +131,8 @@ def quick_play(hand: Sequence[Card], trick: list[Play], wants: bool) -> Play:
     for c in hand:
         if c not in legal:
             continue
-        p = power(c, lead, skull_king_out or c.role == SKG)
+        role = c.role
+        p = power(role, c, lead, skull_king_out or role == SKG)
         if p > top:
             if cheapest is None or p < cheap_p:
                 cheapest, cheap_p = c, p
@@ -118,18 +166,26 @@ class Table:
 def deal_unseen(
     pool: list[Card], holders: Sequence[int], know: Knowledge, rng: random.Random
 ) -> dict[int, list[Card]]:
-    """Shuffle ``pool`` and deal each of ``holders`` as many cards as it holds, none of a
-    suit it has shown it lacks when the pool allows (R5)."""
-    rng.shuffle(pool)
+    """Deal each of ``holders`` as many of ``pool``'s cards, at random, as it holds, none
+    of a suit it has shown it lacks when the pool allows (R5). ``pool`` is reordered."""
     hands: dict[int, list[Card]] = {h: [] for h in holders}
     wanted = {h: know.holding[h] for h in holders}
+    voids = know.voids
     spare: list[Card] = []
     left = sum(wanted.values())
-    for c in pool:
-        if not left:
-            break
+    size = len(pool)
+    randrange = rng.randrange
+    i = 0
+    while left and i < size:
+        # a Fisher-Yates shuffle stopped as soon as the hands are full: pool[i] is the
+        # next card drawn at random from those not drawn yet
+        j = randrange(i, size)
+        c = pool[j]
+        pool[j] = pool[i]
+        pool[i] = c
+        i += 1
         for h in holders:
-            if len(hands[h]) < wanted[h] and not (c.suit and c.suit in know.voids.get(h, ())):
+            if len(hands[h]) < wanted[h] and not (c.suit and c.suit in voids.get(h, ())):
                 hands[h].append(c)
                 left -= 1
                 break
@@ -153,6 +209,7 @@ def playout(
     """Play the round out from ``trick`` (in progress, led by ``leader``) with the quick
     rule, adding to ``won`` and ``bonus``; ``hands`` are used up. The ghost wants nothing
     and plays its top card (R8)."""
+    reading = read_trick(trick)
     while True:
         order = table.orders[leader]
         for seat in order[len(trick) :]:
@@ -162,9 +219,10 @@ def playout(
             if seat == GHOST:
                 play = ghost_play(hand)
             else:
-                play = quick_play(hand, trick, won[seat] < targets[seat])
+                play = quick_play(hand, trick, won[seat] < targets[seat], reading)
             hand.remove(play.card)
             trick.append(play)
+            reading.add(play, trick)
         result = resolve_trick(trick)
         if result.winner is not None:
             who = order[result.winner]
@@ -172,3 +230,4 @@ def playout(
             bonus[who] = bonus.get(who, 0) + result.bonus
         leader = order[result.next_leader]
         trick = []
+        reading = Reading()
