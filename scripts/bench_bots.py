@@ -14,7 +14,8 @@ of levels A-B and table size, the seats alternate between A and B (A, B, A, ... 
 For each level: the mean score per game (a level's score in a game is the mean of its
 seats'), the win rate (its share of the game's victory, split between the seats tied for
 it, R10), each with a 95% confidence interval (normal approximation over the games), and
-the time of one decision (a bid or a card) at the 50th and 99th percentiles.
+the CPU time of one decision (a bid or a card; the process's CPU time, so a busy machine
+does not inflate it) at the 50th and 99th percentiles.
 
 ``--json`` prints one JSON object per pairing and table size, with every game's values
 and a histogram of the decision times, so that runs over other seeds can be pooled:
@@ -80,7 +81,9 @@ def run_pairing(players: int, pairing: str, games: int, first_seed: int) -> dict
 
     a, b = (Level(name) for name in pairing.split("-"))
     runs = {a.value: LevelRun(), b.value: LevelRun()}
-    clock = time.perf_counter
+    # CPU time of this process: what a decision costs on one core, whatever else the
+    # machine runs (wall time on a shared machine counts the waits too)
+    clock = time.process_time
 
     def timed(decide: Callable[..., Any]) -> Callable[..., Any]:
         def wrapper(view: Any, level: Any, rng: random.Random) -> Any:

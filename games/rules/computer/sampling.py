@@ -28,8 +28,8 @@ __all__ = ["Outlook", "look_ahead", "rollout_bid"]
 # About how many simulated plays one decision may cost (a few microseconds each): keeps a
 # decision well under 50 ms on one core whatever the table size. Tuned with
 # scripts/bench_bots.py.
-PLAY_BUDGET: Final = 3000
-BID_BUDGET: Final = 4000
+PLAY_BUDGET: Final = 4500
+BID_BUDGET: Final = 6000
 # The bids played out: the counted one, this many either side of it, and maybe 0.
 BID_SPREAD: Final = 2
 BID_ZERO: Final = True
