@@ -248,3 +248,18 @@ def test_normal_and_strong_make_their_bids_more_often_than_easy() -> None:
     per_easy_seat = made[Level.EASY] / 2
     assert made[Level.NORMAL] > per_easy_seat
     assert made[Level.STRONG] > per_easy_seat
+
+
+def test_r6_r7_r9_equivalent_plays_are_weighed_once() -> None:
+    from games.rules.computer.playset import distinct_plays, plays_of
+
+    c = rules.card
+    hand = tuple(c(x) for x in ("ESC1", "ESC2", "PIR1", "PIR2", "G5", "G7", "G13", "G14", "TIG"))
+    plays = plays_of(hand)
+    # G6 unseen: G5 and G7 differ; G8..G12 seen: G7 and G13 are alike (R6.6)
+    others = {c("G6"), c("SK"), c("Y9")}
+    kept = [str(p) for p in distinct_plays(plays, others)]
+    assert kept == ["ESC1", "PIR1", "G5", "G7", "G14", "TIG:pirate", "TIG:escape"]
+    # R7: with the White Whale still out, a yellow 9 tells a green 7 from a green 13
+    kept = [str(p) for p in distinct_plays(plays, {*others, c("WHA")})]
+    assert "G13" in kept
