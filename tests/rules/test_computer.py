@@ -263,3 +263,25 @@ def test_r6_r7_r9_equivalent_plays_are_weighed_once() -> None:
     # R7: with the White Whale still out, a yellow 9 tells a green 7 from a green 13
     kept = [str(p) for p in distinct_plays(plays, {*others, c("WHA")})]
     assert "G13" in kept
+
+
+@pytest.mark.parametrize("level", [Level.NORMAL, Level.STRONG])
+def test_r7_r9_a_player_at_zero_sends_the_kraken_to_a_trick_it_would_take(level: Level) -> None:
+    c = rules.card
+    # round 2 at 3 seats: seat 1 deals, seat 2 opens (R3); seat 1 bid 0 and holds the
+    # green 14 and the Kraken on a green 3: the 14 takes the trick (R6.6), the Kraken
+    # destroys it (R7)
+    state = RoundState(
+        humans=3,
+        ghost=False,
+        round_number=2,
+        cards_dealt=2,
+        dealer=1,
+        opener=2,
+        hands=[[c("ESC1"), c("Y2")], [c("G14"), c("KRA")], [c("G3"), c("Y1")]],
+        bids={0: 1, 1: 0, 2: 1},
+    )
+    state.play(2, Play(c("G3")))
+    state.play(0, Play(c("ESC1")))
+    play = decide_card(seat_view(state, 1), level, random.Random(0))
+    assert play.card is c("KRA")
