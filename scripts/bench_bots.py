@@ -165,6 +165,11 @@ HEADER = (
 
 def table_rows(players: int, pairing: str, runs: dict[str, LevelRun]) -> list[str]:
     rows = []
+    a, b = pairing.split("-")
+    # the same games seen from both levels: the difference game by game, the interval
+    # of which is narrower than the two levels' apart (the deals' luck cancels out)
+    diffs = [y - x for x, y in zip(runs[a].scores, runs[b].scores, strict=True)]
+    diff, diff_low, diff_high = interval(diffs)
     for name, run in runs.items():
         s = summary(run)
         low, high = s["mean_score_ci95"]
@@ -175,6 +180,10 @@ def table_rows(players: int, pairing: str, runs: dict[str, LevelRun]) -> list[st
             f"{s['win_rate']:>8.3f} [{wlow:.3f}, {whigh:.3f}] "
             f"{s['decision_ms_p50']:>7.2f} {s['decision_ms_p99']:>7.2f}"
         )
+    rows.append(
+        f"{players:>7} {pairing:<14} {b + '-' + a:<13} "
+        f"{diff:>7.1f} [{diff_low:>6.1f}, {diff_high:>6.1f}]  (per game, same games)"
+    )
     return rows
 
 
