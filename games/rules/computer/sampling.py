@@ -52,6 +52,11 @@ class Outlook:
 def look_ahead(
     view: SeatView, know: Knowledge, candidates: Sequence[Play], rng: random.Random
 ) -> list[Outlook]:
+    """An :class:`Outlook` per candidate play of the seat whose turn it is.
+
+    When the budget allows ``ROLLOUT_SAMPLES`` deals of the whole rest of the round for
+    every candidate, it plays the round out (``points`` set); else only the trick.
+    """
     so_far = [p.play for p in view.trick]
     position = len(so_far)
     seat = view.seat

@@ -40,10 +40,11 @@ def static_chance(c: Card, players: int) -> float:
 # are played together. Another Pirate or Mermaid wins only if played first (R6.3, R6.4).
 _SAME_KIND: Final = 0.5
 # A colour card only wins when its suit is led: the player has to lead it, or have the
-# suit led to it. Tuned with scripts/bench_bots.py.
+# suit led to it. Set by judgement, not tuned.
 _COLOUR_LEAD: Final = 0.85
 # How much more often than at random an opponent's card beats ours per card it holds
-# beyond the first (it chooses); and the least chance that a hand lacks a colour.
+# beyond the first (it chooses); and the least chance that a hand lacks a colour. Set by
+# judgement: Strong's bid and play lean on the rollouts more than on these.
 _CHOOSING: Final = 0.08
 _VOID_FLOOR: Final = 0.35
 
