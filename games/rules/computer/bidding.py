@@ -26,18 +26,21 @@ def decide_bid(view: SeatView, level: Level, rng: random.Random) -> int:
         strong = sum(static_chance(c, players) >= 0.5 for c in view.hand)
         return min(bids[-1], max(0, strong + rng.choice((-1, 0, 0, 1))))
     if level is Level.NORMAL:
-        chances = [static_chance(c, players) for c in view.hand]
-    else:
-        know = read(view)
-        others = len(know.holding)
-        per_hand = know.in_play / others if others else 0.0
-        chances = [counted_chance(c, know.unseen, others, per_hand) for c in view.hand]
+        return _best_bid(view, [static_chance(c, players) for c in view.hand])
+    know = read(view)
+    others = len(know.holding)
+    per_hand = know.in_play / others if others else 0.0
+    counted = _best_bid(view, [counted_chance(c, know.unseen, others, per_hand) for c in view.hand])
+    # the counted bid is where STRONG starts: the rollouts choose around it
+    return rollout_bid(view, know, counted, rng)
+
+
+def _best_bid(view: SeatView, chances: list[float]) -> int:
+    """The bid worth most R9 points on average over how many tricks the hand may take,
+    its cards seen as independent ``chances``; on a tie the lower bid, which is easier to
+    keep by throwing cards away."""
     odds = trick_count_odds(chances)
-    # the bid worth most on average over how many tricks the hand may take (R9); on a tie
-    # the lower bid, which is easier to keep by throwing cards away
-    best = max(
-        bids, key=lambda b: (expected_points(points_table(b, view.cards_dealt), 0, odds), -b)
+    return max(
+        valid_bids(view.cards_dealt),
+        key=lambda b: (expected_points(points_table(b, view.cards_dealt), 0, odds), -b),
     )
-    if level is Level.STRONG:
-        best = rollout_bid(view, know, best, rng)
-    return best

@@ -1,13 +1,16 @@
 """R5: which card a computer player plays, and as what (the Tigress).
 
-NORMAL and STRONG choose alike: for each play the rules allow, the chance that it takes
-this trick, then the chances of the cards left in hand for the tricks after it, give odds
-for the round's trick count; the play worth most R9 points on average wins. They differ in
-what they know: NORMAL rates cards from a fixed table and looks only at the cards already
-on the table; STRONG counts the cards seen, deals the unseen ones to the players still to
-play (:mod:`.sampling`) with what they still need, and counts the bonuses that a trick
-would bring (R9), so that a Kraken or a White Whale, or a Mermaid on a Skull King, is
-chosen when it pays.
+NORMAL weighs each play the rules allow by its chance of taking this trick and the
+chances of the cards left in hand for the tricks after it: together they give odds for
+the round's trick count, and the play worth most R9 points on average wins (``_best``).
+NORMAL rates cards from a fixed table and looks only at the cards already on the table.
+
+STRONG counts the cards seen and deals the unseen ones to the others, with what they still
+need (:mod:`.sampling`): where it can afford to, it plays the whole rest of the round out
+for each play and takes the best mean points, bonuses included (R9), so that a Kraken or a
+White Whale, or a Mermaid on a Skull King, is chosen when it pays; early in a long round
+it plays only the trick out, and weighs that as NORMAL does, with counted chances for the
+cards left.
 """
 
 from __future__ import annotations
@@ -91,6 +94,9 @@ def _best(
     later: dict[Card, float],
     bonus_so_far: int,
 ) -> Play:
+    """The candidate worth most R9 points on average, from ``now`` (per candidate: its
+    chance of taking this trick, the bonus the trick brings when it does) and ``later``
+    (each card's chance of taking a trick afterwards), as independent chances."""
     bid = view.bid
     assert bid is not None  # bids are all in before the first card (R4)
     won = view.won[view.seat]
