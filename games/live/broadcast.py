@@ -158,7 +158,7 @@ def publish(
         frames.remember(state, record, frames.parted_regions_a_move_may_push(state))
         held.keep(state.table, record)
     if read_again:
-        # Read after the commit, with what the pages now hold: the next move starts from it.
+        # Read after the commit: the next move of the table starts from it.
         state_cache.keep(state)
     return frames_of
 
