@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from .conftest import Server, Setup
+from .conftest import Server, Setup, sign_up
 from .test_layout import DESKTOP, PHONE
 
 pytestmark = pytest.mark.browser
@@ -78,6 +78,9 @@ AXE_OPTIONS = {
 PAGES = [
     "home",
     "lobby",
+    # The lobby just after sign-up, with its welcome message (issue 49: a list item
+    # given role="status" broke its list).
+    "welcome",
     "waiting",
     "bidding",
     "playing",
@@ -143,6 +146,9 @@ def test_axe_counts_no_violation(
         page = watched_page(context)
         if where == "home":
             page.goto("/")
+        elif where == "welcome":
+            sign_up(page, f"w{uuid.uuid4().hex[:8]}")
+            expect(page.get_by_role("status").filter(has_text="Welcome aboard")).to_be_visible()
         else:
             setup = tables["bidding" if where == "lobby" else where]
             cookie = next(iter(setup.cookies.values()))  # the host (playing: the one to play)
