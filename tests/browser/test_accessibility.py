@@ -196,3 +196,30 @@ def test_the_skip_link_is_the_first_tab_stop_and_skips_to_the_content(
         assert page.evaluate("() => !!document.activeElement.closest('main')")
     finally:
         context.close()
+
+
+def test_the_rules_open_beside_the_table_and_say_so(
+    browser: Browser,
+    server: Server,
+    tables: dict[str, Setup],
+    watched_page: Callable[[BrowserContext], Page],
+) -> None:
+    """Issue 49: "Rules" on the table page left the game (same tab). It opens in a new
+    tab, which its name says to a screen reader, and the table stays where it was."""
+    setup = tables["playing"]
+    context = browser.new_context(base_url=server.url, viewport=DESKTOP)
+    try:
+        cookie = next(iter(setup.cookies.values()))
+        context.add_cookies([{"name": "sessionid", "value": cookie, "url": server.url}])
+        page = watched_page(context)
+        page.goto(f"/tables/{setup.table_id}/")
+        link = page.get_by_role("link", name="Rules (opens in a new tab)")
+        with context.expect_page() as opened:
+            link.click()
+        rules = opened.value
+        rules.wait_for_load_state()
+        assert rules.url.endswith("/rules/")
+        assert page.url.endswith(f"/tables/{setup.table_id}/")
+        expect(page.locator("#status")).to_be_visible()
+    finally:
+        context.close()
