@@ -20,6 +20,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
+from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
@@ -232,8 +233,12 @@ def create_table(request: HttpRequest) -> HttpResponse:
     return _see_other(url)
 
 
+@login_not_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def join(request: HttpRequest, token: str) -> HttpResponse:
+    """An invitation: who invites you to which table, and a seat to take. A visitor
+    who is not logged in sees the host and how many seats are taken (not who sits
+    there) and logs in or signs up from here, coming back to this page."""
     table = Table.objects.select_related("host").filter(invite_token=token).first()
     if table is None:
         return _error_page(
@@ -241,6 +246,9 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
             404,
             _("This invitation link is not valid. The host may have replaced it with a new one."),
         )
+    here = reverse("join", args=[token])
+    if not request.user.is_authenticated and request.method == "POST":
+        return redirect_to_login(here)
     seats = list(table.seats.select_related("user").order_by("position"))
     seated = any(seat.user_id == request.user.pk for seat in seats)
     error, status = "", 200
@@ -258,11 +266,15 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
         return HttpResponseRedirect(reverse("table", args=[table.pk]))
     elif (refusal := actions.join_refusal(table, len(seats))) is not None:
         error, status = refusal.message, refusal.status
+    visitor = not request.user.is_authenticated
     context = {
         "table": table,
-        "players": [seat.user.username for seat in seats],
+        "players": [] if visitor else [seat.user.username for seat in seats],
+        "taken": len(seats),
         "error": error,
-        "can_join": not error and not seated,
+        "can_join": not error and not seated and not visitor,
+        "visitor": visitor and not error,
+        "auth_next": here,  # the header's "Log in" and "Sign up" come back here
         "max_seats": MAX_SEATS,
     }
     return render(request, "games/join.html", context, status=status)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+from urllib.parse import quote
 
 import pytest
 from django.db import connection
@@ -144,18 +145,29 @@ def test_join_page_shows_table_host_players_and_join_button():
     assert "Join this table" in html and 'method="post"' in html
 
 
-def test_join_by_link_anonymous_goes_to_log_in_then_sign_up_and_back(client):
-    table, _ = seated_table(2)
+def test_join_by_link_anonymous_sees_the_invitation_then_signs_up_and_comes_back(client):
+    """Issue 49: a visitor who is not logged in sees who invites them to which table and
+    how many seats are taken (not who sits there), and signs up or logs in from the
+    page (its own links and the header's alike) to land back on it."""
+    table, (anne, bert) = seated_table(2)
     join_url = reverse("join", args=[table.invite_token])
     response = client.get(join_url)
-    assert response.status_code == 302
-    assert response["Location"].startswith(reverse("login"))
-    assert "next=" in response["Location"]
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert f"{anne.username} invites you to a game of Skull King." in html
+    assert f"Join table #{table.pk}" in html and "Seated players (2/8)" in html
+    assert bert.username not in html
+    assert "Join this table" not in html  # no seat without an account
+    signup_link = f"{reverse('signup')}?next={quote(join_url)}"
+    login_link = f"{reverse('login')}?next={quote(join_url)}"
+    assert html.count(signup_link) == 2 and html.count(login_link) == 2  # page and header
+    # A POST without an account goes to log in, and back.
+    posted = client.post(join_url)
+    assert posted.status_code == 302 and posted["Location"].startswith(reverse("login"))
     # The log-in page carries next to the sign-up link...
-    login_page = client.get(response["Location"])
+    login_page = client.get(login_link)
     assert login_page.status_code == 200
-    signup_link = f"{reverse('signup')}?next={join_url}"
-    assert signup_link in login_page.content.decode()
+    assert f"{reverse('signup')}?next={join_url}" in login_page.content.decode()
     # ...and a new user signing up comes back to the invite.
     signup = client.post(
         reverse("signup"),
