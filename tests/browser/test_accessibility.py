@@ -173,19 +173,31 @@ def test_axe_counts_no_violation(
         context.close()
 
 
+def _open_playing_table(
+    browser: Browser,
+    server: Server,
+    tables: dict[str, Setup],
+    watched_page: Callable[[BrowserContext], Page],
+) -> tuple[BrowserContext, Page]:
+    """The table in the middle of a trick, opened by the player whose move it is, at
+    1280x800 (the caller closes the context)."""
+    setup = tables["playing"]
+    context = browser.new_context(base_url=server.url, viewport=DESKTOP)
+    cookie = next(iter(setup.cookies.values()))
+    context.add_cookies([{"name": "sessionid", "value": cookie, "url": server.url}])
+    page = watched_page(context)
+    page.goto(f"/tables/{setup.table_id}/")
+    return context, page
+
+
 def test_the_skip_link_is_the_first_tab_stop_and_skips_to_the_content(
     browser: Browser,
     server: Server,
     tables: dict[str, Setup],
     watched_page: Callable[[BrowserContext], Page],
 ) -> None:
-    setup = tables["playing"]
-    context = browser.new_context(base_url=server.url, viewport=DESKTOP)
+    context, page = _open_playing_table(browser, server, tables, watched_page)
     try:
-        cookie = next(iter(setup.cookies.values()))
-        context.add_cookies([{"name": "sessionid", "value": cookie, "url": server.url}])
-        page = watched_page(context)
-        page.goto(f"/tables/{setup.table_id}/")
         page.keyboard.press("Tab")
         skip = page.get_by_role("link", name="Skip to the content")
         expect(skip).to_be_focused()
@@ -206,13 +218,9 @@ def test_the_rules_open_beside_the_table_and_say_so(
 ) -> None:
     """Issue 49: "Rules" on the table page left the game (same tab). It opens in a new
     tab, which its name says to a screen reader, and the table stays where it was."""
+    context, page = _open_playing_table(browser, server, tables, watched_page)
     setup = tables["playing"]
-    context = browser.new_context(base_url=server.url, viewport=DESKTOP)
     try:
-        cookie = next(iter(setup.cookies.values()))
-        context.add_cookies([{"name": "sessionid", "value": cookie, "url": server.url}])
-        page = watched_page(context)
-        page.goto(f"/tables/{setup.table_id}/")
         link = page.get_by_role("link", name="Rules (opens in a new tab)")
         with context.expect_page() as opened:
             link.click()
