@@ -177,6 +177,9 @@ def save_bids(
                             )
                             % {"name": p.name, "tricks": won, "n": number}
                         )
+                all_won = sum(entries[p.pk].tricks or 0 for p in players)
+                if all_won > cards:
+                    raise SheetError(_tricks_sum_message(number, all_won, cards))
             row.cards_dealt = cards
             row.save(update_fields=["cards_dealt"])
         for p in players:
@@ -209,6 +212,10 @@ def save_results(
                     _("%(name)s cannot have won %(tricks)d tricks: %(cards)d cards were dealt.")
                     % {"name": p.name, "tricks": lines[p.position].tricks, "cards": cards}
                 )
+        # Each trick goes to one player at most (a Kraken's to nobody: fewer is a warning).
+        all_won = sum(line.tricks for line in lines.values())
+        if all_won > cards:
+            raise SheetError(_tricks_sum_message(number, all_won, cards))
         problems = rules.capture_problems(
             (lines[p.position].tricks, lines[p.position].captures) for p in players
         )
@@ -230,6 +237,14 @@ def save_results(
         row.save(update_fields=["has_results"])
         after = _results_record(row, players, entries)
         return _saved(sheet, user, SheetChange.Step.RESULTS, number, before, after)
+
+
+def _tricks_sum_message(number: int, won: int, cards: int) -> str:
+    return _("Round %(n)d's tricks won add up to %(sum)d, more than the %(cards)d cards dealt.") % {
+        "n": number,
+        "sum": won,
+        "cards": cards,
+    }
 
 
 def _capture_message(

@@ -47,7 +47,8 @@ class RoundView:
 
     @property
     def tricks_warning(self) -> bool:
-        """Seed 001: the tricks entered do not add up to the cards dealt (a warning only)."""
+        """Seed 001: the tricks entered do not add up to the cards dealt (a warning only:
+        a Kraken takes a trick away; more tricks than cards is refused by the actions)."""
         return self.has_results and self.tricks_sum != self.cards_dealt
 
 

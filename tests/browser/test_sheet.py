@@ -2,8 +2,8 @@
 
 ann keeps the score on a phone (390x844), created from the lobby; cid watches the
 same sheet live on a second device (logged in, with the link, not on the sheet);
-bob, a registered player on it, enters one round with JavaScript off (plain POST,
-303 back). The 5-round short game runs in the quick pass; the complete 10-round
+bob, a registered player on it, enters round 1's bids and results with JavaScript
+off (plain POSTs, 303 back). The 5-round short game runs in the quick pass; the complete 10-round
 game is marked ``thorough``. Every wait is on the page's state, never on time.
 """
 
@@ -130,11 +130,22 @@ def fits(page: Page, selector: str) -> bool:
     )
 
 
+def page_fits(page: Page) -> bool:
+    """Nothing wider than the screen: the page never scrolls sideways."""
+    return bool(
+        page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth + 0.5")
+    )
+
+
 def play(
-    phone: Page, watcher: Page, rounds: list[tuple[list[int], list[int], dict[str, Any]]]
+    phone: Page,
+    watcher: Page,
+    rounds: list[tuple[list[int], list[int], dict[str, Any]]],
+    first: int = 1,
 ) -> None:
-    """Each round on the phone; after each step the watcher shows it (pushed)."""
-    for number, (bids, tricks, bonus) in enumerate(rounds, start=1):
+    """Each round on the phone, from round ``first``; after each step the watcher shows
+    it (pushed)."""
+    for number, (bids, tricks, bonus) in enumerate(rounds, start=first):
         start = len(phone.locator(f'#sheet-view tr[data-round="{number}"] td[data-bid]').all())
         if not start:
             enter_bids(phone, number, bids)
@@ -159,23 +170,39 @@ def test_a_short_game_on_a_phone_watched_live_and_one_round_without_javascript(
     height = phone.locator('#sheet-entry input[name="bid-1"]').bounding_box()
     assert height is not None and height["height"] >= 40
 
-    # Round 1's bids by bob, JavaScript off: a plain POST and 303 back to the sheet.
+    # Round 1 by bob, JavaScript off: plain POSTs, 303 back to the sheet, the bonuses'
+    # <details> opened without a script.
     nojs = device("bob", PHONE, javascript=False)
     nojs.goto(path)
     enter_bids(nojs, 1, [1, 0, 0])
     expect(cell(watcher, 1, "ann")).to_have_attribute("data-bid", "1")
     expect(phone.locator("#sheet-entry")).to_contain_text("Round 1: results")  # pushed
+    enter_results(nojs, 1, [1, 0, 0], {"black_14": {1: 1}})  # ann 20 + 20
+    expect(nojs.locator("#sheet-entry")).to_contain_text("Round 2: bids")
+    expect(cell(watcher, 1, "ann")).to_have_attribute("data-total", "40")
+    expect(watcher.locator(".sheet-leader")).to_have_attribute("data-leaders", "ann")
+
+    # Round 2's results on the phone, every player's bonuses open: it still fits.
+    enter_bids(phone, 2, [0, 1, 1])
+    for summary in phone.locator("#sheet-entry details.sheet-bonus summary").all():
+        summary.click()
+    expect(phone.locator("#sheet-entry details.sheet-bonus[open]")).to_have_count(3)
+    assert fits(phone, "#sheet-entry") and page_fits(phone)
+    for box in phone.locator("#sheet-entry input.sheet-input").all():
+        size = box.bounding_box()
+        assert size is not None and size["height"] >= 40, size  # large number inputs
+        assert size["x"] >= 0 and size["x"] + size["width"] <= PHONE["width"], size
 
     play(
         phone,
         watcher,
         [
-            ([1, 0, 0], [1, 0, 0], {"black_14": {1: 1}}),  # ann 20 + 20
             ([0, 1, 1], [0, 1, 1], {}),
             ([1, 1, 1], [1, 1, 0], {}),  # 2 of 3 tricks: a Kraken (warning)
             ([2, 0, 1], [2, 1, 1], {"colour_14s": {2: 1}}),  # bob's bonus: not counted
             ([2, 1, 2], [2, 1, 2], {"pirates_by_skull_king": {1: 1}}),  # ann 40 + 30
         ],
+        first=2,
     )
     # R9: ann's round 1 counts 20 + 20; the 5th, 40 + 30.
     expect(cell(watcher, 1, "ann")).to_have_attribute("data-total", "40")
@@ -187,7 +214,7 @@ def test_a_short_game_on_a_phone_watched_live_and_one_round_without_javascript(
     # Stopped after the 5th round; the winner shown live.
     expect(watcher.locator(".sheet-winners")).to_have_attribute("data-winners", "ann")
     expect(phone.locator("#sheet-entry")).to_contain_text("The game is over")
-    assert fits(phone, "#sheet-entry")
+    assert fits(phone, "#sheet-entry") and page_fits(phone)
     phone.screenshot(path=artifacts / "sheet-phone-game-over.png", full_page=True)
     watcher.screenshot(path=artifacts / "sheet-desktop-watching.png", full_page=True)
 
@@ -221,3 +248,5 @@ def test_a_complete_ten_round_game_on_a_phone_watched_live(device: Callable[...,
     expect(cell(watcher, 10, "dee")).to_have_attribute("data-total", "-100")
     expect(watcher.locator(".sheet-winners")).to_have_attribute("data-winners", "ann")
     expect(watcher.locator("#sheet-view tr[data-round]")).to_have_count(10)
+    expect(phone.locator("#sheet-entry")).to_contain_text("The game is over")
+    assert page_fits(phone) and page_fits(watcher)
