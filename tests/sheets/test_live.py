@@ -1,5 +1,6 @@
 """The score sheet's socket (issue 47): who may watch, a snapshot on connect, every save
-pushed to every device watching, in the language of the page that opened it."""
+pushed to every device watching, in the language of the page that opened it, and the
+sheet as it is now on reconnecting."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ async def connect(path: str, cookie: str | None) -> WebsocketCommunicator:
     return comm
 
 
-async def test_anonymous_and_unknown_sheets_are_closed_watchers_get_every_save() -> None:
+async def test_who_watches_every_save_pushed_and_a_snapshot_on_reconnect() -> None:
     sheet, ann_cookie, dee_cookie = await database_sync_to_async(make_sheet)()
     path = f"/ws/sheets/{sheet.token}/"
     anonymous = await connect(path, None)
@@ -61,5 +62,14 @@ async def test_anonymous_and_unknown_sheets_are_closed_watchers_get_every_save()
     )
     pushed = await watcher.receive_from(timeout=3)
     assert 'data-player="ann" data-bid="1" data-tricks="1" data-total="40"' in pushed
-    for comm in (watcher, editor):
+    assert 'name="bid-1"' in await editor.receive_from(timeout=3)
+
+    # A device that lost its socket meanwhile gets the sheet as it is on reconnecting.
+    await watcher.disconnect()
+    await database_sync_to_async(actions.save_bids)(ann, sheet.token, 3, 2, 2, {1: 0, 2: 2})
+    assert 'data-version="4"' in await editor.receive_from(timeout=3)
+    again = await connect(path + "?lang=fr", dee_cookie)
+    snapshot = await again.receive_from(timeout=3)
+    assert 'data-version="4"' in snapshot and 'data-player="Zoé" data-bid="2"' in snapshot
+    for comm in (again, editor):
         await comm.disconnect()
