@@ -59,16 +59,36 @@ def skeleton(name: str) -> str:
 
 _RESERVED = frozenset(skeleton(name) for name in GHOST_NAMES)
 
+#: What the computer players are called in every language, with or without a number
+#: (games.computer.players: "Computer 2"); the accounts they sit with are "computer-N".
+COMPUTER_WORDS = ("computer", "ordinateur", "ordenador", "computadora")
+_COMPUTER = re.compile(rf"({'|'.join(COMPUTER_WORDS)})[0-9]*")
 
-def is_reserved(name: str) -> bool:
+
+def is_ghost_name(name: str) -> bool:
     return skeleton(name) in _RESERVED
 
 
+def is_computer_name(name: str) -> bool:
+    return _COMPUTER.fullmatch(skeleton(name)) is not None
+
+
+def is_reserved(name: str) -> bool:
+    return is_ghost_name(name) or is_computer_name(name)
+
+
 def validate_not_reserved(value: str) -> None:
-    """A username validator (the model's field): the ghost's names are not for players."""
-    if is_reserved(value):
+    """A username validator (the model's field): the ghost's and the computer players'
+    names are not for people."""
+    if is_ghost_name(value):
         raise ValidationError(
             _("“%(name)s” is the ghost's name at a two-player table; please choose another."),
+            code="reserved",
+            params={"name": value},
+        )
+    if is_computer_name(value):
+        raise ValidationError(
+            _("“%(name)s” is how computer players are called; please choose another."),
             code="reserved",
             params={"name": value},
         )

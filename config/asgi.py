@@ -68,3 +68,9 @@ def _freeze_what_startup_made() -> None:
 
 
 _freeze_what_startup_made()
+
+# The computer players' moves as they fall due (issue 48): every server process runs
+# this thread; a test process sets COMPUTER_RUNNER=0 and makes them itself.
+from games.computer import runner  # noqa: E402
+
+runner.start()

@@ -31,7 +31,7 @@ same minutes: one process, p99 76 and 67 ms against 118 and 138 ms (CPU a move
 machine's noise. Run one process per core, each pinned to its own.
 
 Presence after a crash: each socket keeps a cache entry alive with a heartbeat
-(games.live.presence), so the sockets of a process killed without this shutdown
+(games.storage.presence), so the sockets of a process killed without this shutdown
 (SIGKILL, OOM, power loss) stop counting by themselves within three heartbeats.
 
 ``QuietServer`` replaces uvicorn's ``Server.main_loop``. Written against

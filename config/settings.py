@@ -153,6 +153,14 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
 MOVE_LOCK_TIMEOUT_MS = int(os.environ.get("MOVE_LOCK_TIMEOUT_MS", "2000"))
 MOVE_STATEMENT_TIMEOUT_MS = int(os.environ.get("MOVE_STATEMENT_TIMEOUT_MS", "5000"))
 
+# Computer players (issue 48, games.computer): the pause before a computer move, so a
+# person can follow it; how long a seat has no open page before it is "away" and may
+# be handed to the computer; whether this process makes the computer moves that fall
+# due (every server process does; a management command or a test process does not).
+COMPUTER_MOVE_DELAY_MS = int(os.environ.get("COMPUTER_MOVE_DELAY_MS", "1000"))
+AWAY_AFTER_SECONDS = float(os.environ.get("AWAY_AFTER_SECONDS", "60"))
+COMPUTER_POLL_SECONDS = float(os.environ.get("COMPUTER_POLL_SECONDS", "1"))
+
 
 def next_redis_database(url: str) -> str:
     """``redis://host:6379/5`` -> ``redis://host:6379/6`` (no number means database 0)."""

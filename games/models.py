@@ -20,6 +20,23 @@ MAX_SEATS = 8
 MAX_DB_ID = 2**63 - 1  # a larger id cannot exist (and would overflow the database driver)
 
 
+#: The turn clock's choices, in seconds (0: off).
+TURN_CLOCK_CHOICES = [
+    (0, _("No clock")),
+    (30, _("30 seconds")),
+    (60, _("1 minute")),
+    (120, _("2 minutes")),
+]
+
+
+class ComputerLevel(models.TextChoices):
+    """A computer player's level (games.rules.computer.Level); "" for a person."""
+
+    EASY = "easy", _("Easy")
+    NORMAL = "normal", _("Normal")
+    STRONG = "strong", _("Strong")
+
+
 def new_invite_token() -> str:
     return secrets.token_urlsafe(INVITE_TOKEN_BYTES)
 
@@ -80,6 +97,20 @@ class Table(models.Model):
     uses_ghost = models.BooleanField(
         default=False, help_text=_("Fixed at the start."), verbose_name=_("uses ghost")
     )
+    # The turn clock (issue 48): seconds a player has for a bid or a card before the
+    # computer makes it for them (0: no clock). Bids start their clock at the deal.
+    turn_clock = models.PositiveSmallIntegerField(
+        default=0, choices=TURN_CLOCK_CHOICES, verbose_name=_("turn clock")
+    )
+    # When the wait for the current move began: the deal while bidding (everyone bids
+    # at once, R4), else the last card played or trick begun. The clock counts from it.
+    turn_started_at = models.DateTimeField(null=True, blank=True, verbose_name=_("turn started at"))
+    # When a computer move is next due here (a computer seat's turn, a seat handed to
+    # the computer, a clock run out); NULL: none. Set by every move, so a due move is
+    # found from the database by any process (games.computer.due).
+    computer_due_at = models.DateTimeField(
+        null=True, blank=True, db_index=True, verbose_name=_("computer move due at")
+    )
     cancelled_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,
@@ -121,6 +152,18 @@ class Seat(models.Model):
         verbose_name=_("position")
     )  # 1-based, join order; 1 is the host
     joined_at = models.DateTimeField(auto_now_add=True, verbose_name=_("joined at"))
+    # A computer player's seat: its level; its user is one of the reserved computer
+    # accounts (games.computer.players), never a person's. "": a person's seat.
+    computer = models.CharField(
+        max_length=6,
+        choices=ComputerLevel.choices,
+        blank=True,
+        default="",
+        verbose_name=_("computer player"),
+    )
+    # A person's seat handed to the computer while they are away (issue 48): the
+    # computer (Normal) plays its moves until its owner opens the table again.
+    handed_over = models.BooleanField(default=False, verbose_name=_("played by the computer"))
 
     class Meta:
         verbose_name = _("seat")
@@ -145,6 +188,24 @@ class Seat(models.Model):
     def index(self) -> int:
         """The engine's player index."""
         return self.position - 1
+
+    @property
+    def is_computer(self) -> bool:
+        return bool(self.computer)
+
+    @property
+    def name(self) -> str:
+        """How the seat is called on every page: its user's name, or for a computer
+        player "Computer N" in the reader's language (its account is "computer-N")."""
+        if self.computer:
+            number = self.user.username.rpartition("-")[2]
+            return gettext("Computer %(n)s") % {"n": number}
+        return self.user.username
+
+    @property
+    def played_by_computer(self) -> bool:
+        """Whether the computer makes this seat's moves (its own, or handed over)."""
+        return bool(self.computer) or self.handed_over
 
 
 class Round(models.Model):
@@ -224,6 +285,8 @@ class Bid(models.Model):
         Seat, on_delete=models.CASCADE, related_name="bids", verbose_name=_("seat")
     )
     value = models.PositiveSmallIntegerField(verbose_name=_("value"))
+    # Made by the computer: a computer seat's, or for a person away or out of time.
+    by_computer = models.BooleanField(default=False, verbose_name=_("made by the computer"))
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
@@ -314,6 +377,8 @@ class Play(models.Model):
         max_length=6, blank=True, default="", verbose_name=_("tigress as")
     )  # "pirate" / "escape"
     order = models.PositiveSmallIntegerField(verbose_name=_("order"))
+    # Made by the computer: a computer seat's, or for a person away or out of time.
+    by_computer = models.BooleanField(default=False, verbose_name=_("made by the computer"))
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:

@@ -7,6 +7,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("rules/", views.rules_page, name="rules"),
     path("tables/new/", views.create_table, name="create_table"),
+    path("tables/practice/", views.start_practice, name="start_practice"),
     # Invite tokens are URL-safe base64 (models.new_invite_token); anything else is a 404.
     re_path(r"^join/(?P<token>[A-Za-z0-9_-]{1,64})/$", views.join, name="join"),
     path("tables/<int:table_id>/", views.table, name="table"),
@@ -19,6 +20,11 @@ urlpatterns = [
     path("tables/<int:table_id>/chat/", views.post_chat, name="post_chat"),
     path("tables/<int:table_id>/invite/", views.rotate_invite, name="rotate_invite"),
     path("tables/<int:table_id>/leave/", views.leave_table, name="leave_table"),
+    # Computer players (issue 48)
+    path("tables/<int:table_id>/computers/add/", views.add_computer, name="add_computer"),
+    path("tables/<int:table_id>/computers/remove/", views.remove_computer, name="remove_computer"),
+    path("tables/<int:table_id>/hand-over/", views.hand_over, name="hand_over"),
+    path("tables/<int:table_id>/take-back/", views.take_back, name="take_back"),
     # After the game (issue 14)
     path(
         "tables/<int:table_id>/rematch/propose/",

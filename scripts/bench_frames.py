@@ -45,8 +45,9 @@ def kind_of(move_kind: str, phase: str) -> str:
 
 
 def play_games(players: int, games: int, seed: int) -> dict[str, list[int]]:
-    from games.live import broadcast, presence
+    from games.live import broadcast
     from games.play import actions
+    from games.storage import presence
     from games.testing import driver, factories
 
     sizes: dict[str, list[int]] = {}

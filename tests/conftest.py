@@ -29,6 +29,11 @@ from tests.support.cache import PREFIX, clear_own_cache_keys, own_cache_prefix
 
 CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
+# The computer players' moves (issue 48): a test makes them itself
+# (games.computer.moves.run_due); only the server processes a test starts
+# (tests.support.servers) run the background runner.
+os.environ["COMPUTER_RUNNER"] = "0"
+
 # The translations as Django reads them (issue 13): `make test` compiles them first
 # (manage.py compile_catalogues); a bare pytest run compiles what is out of date.
 for _locale_dir in django_settings.LOCALE_PATHS:
@@ -64,6 +69,8 @@ def _django_test_environment(settings: Any) -> Iterator[None]:
     # Hashing passwords with PBKDF2's real cost dominates tests that create
     # users; the hasher is not what they test.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    # A computer player moves at once in tests (a person needs about a second to follow).
+    settings.COMPUTER_MOVE_DELAY_MS = 0
     # A request's language stays active in its thread afterwards (the locale
     # middleware activates it, nothing deactivates it): each test starts in the
     # default language, whatever the previous test's requests read.

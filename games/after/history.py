@@ -33,6 +33,7 @@ class HistoryPlayer:
     is_winner: bool
     is_them: bool  # the player whose history this is
     registered: bool = True  # else a score sheet's guest: no profile to link to
+    computer: bool = False  # a computer player (issue 48)
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,7 @@ class HistoryEntry:
     with_cards: bool = False  # a score sheet of a game played with real cards
     sheet_token: str = ""  # its link
     short: bool = False  # a short game of 5 rounds
+    with_computers: bool = False  # computer players sat at it: kept apart from the record
 
 
 def past_tables(user: Any) -> QuerySet[Table]:
@@ -121,11 +123,16 @@ def history_page(
                 finished=is_finished,
                 players=[
                     HistoryPlayer(
-                        s.user.username, totals.get(s.pk), s.pk in winners, s.user_id == user.pk
+                        s.name,
+                        totals.get(s.pk),
+                        s.pk in winners,
+                        s.user_id == user.pk,
+                        registered=not s.is_computer,
+                        computer=s.is_computer,
                     )
                     for s in table_seats
                 ],
-                winners=[s.user.username for s in table_seats if s.pk in winners],
+                winners=[s.name for s in table_seats if s.pk in winners],
                 score=score,
                 place=(
                     1 + sum(1 for other in totals.values() if other > score)
@@ -135,6 +142,7 @@ def history_page(
                 cancelled_by=table.cancelled_by.username if table.cancelled_by else "",
                 round_number=table.round_number,
                 can_replay=is_finished and any(s.user_id == viewer.pk for s in table_seats),
+                with_computers=any(s.is_computer for s in table_seats),
             )
         )
     sheet_ids = [pk for what, pk, _at in listed if what == "sheet"]

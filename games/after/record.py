@@ -23,17 +23,19 @@ Format (``format`` "skullking-game-record", ``format_version`` 1), one JSON obje
 ``ghost``
     true when Graybeard played (R8: option on and exactly 2 players).
 ``seats``
-    ``[{"position": 1, "player": "anne"}, ...]`` in seat order. Position 1 is the host,
-    who deals round 1 (R3). Everywhere else a player is named by their position, and
-    the ghost by the string "ghost".
+    ``[{"position": 1, "player": "anne", "computer": null}, ...]`` in seat order.
+    Position 1 is the host, who deals round 1 (R3). Everywhere else a player is named
+    by their position, and the ghost by the string "ghost". ``computer`` is a computer
+    player's level ("easy", "normal", "strong"; issue 48), null for a person.
 ``rounds``
     The 10 rounds in order, each::
 
         {"number": 1, "cards": 1, "dealer": 1, "opener": 2,
          "bids": [0, 1, 0],                  # one per seat, in seat order (R4)
+         "bids_by": ["person", "computer", "person"],  # who made each bid
          "tricks": [                          # in order, "cards" of them
            {"number": 1, "leader": 2,         # a position or "ghost"
-            "plays": [{"seat": 2, "card": "G5"}, {"seat": 3, "card": "TIG:escape"}, ...],
+            "plays": [{"seat": 2, "card": "G5", "by": "person"}, ...],
             "winner": 3,                      # a position, "ghost", or null if destroyed
             "destroyed_by": null,             # "kraken", "whale" or null (R7)
             "bonus": 0,                       # the trick's R9 bonus for its winner
@@ -42,6 +44,9 @@ Format (``format`` "skullking-game-record", ``format_version`` 1), one JSON obje
                      "total": 10, "running_total": 10}, ...]}   # one per seat (R9)
 
     Plays are in play order (R5, R8) in the notation of R1 ("TIG:pirate", "TIG:escape").
+    ``by`` says who made a move: "person", "computer" (a computer player's, or the
+    computer's for a person away or out of time) or, for the ghost's plays, "ghost".
+    The verification checks the game, whoever made its moves.
 ``totals``, ``winners``
     The final running totals in seat order and the positions tied for the highest (R10).
 """
@@ -80,9 +85,9 @@ def build_record(table: Table) -> dict[str, Any]:
         return GHOST_NAME if seat_id is None else position[seat_id]
 
     rounds = list(Round.objects.filter(table=table).order_by("number"))
-    bids: dict[int, dict[int, int]] = {}
+    bids: dict[int, dict[int, Bid]] = {}
     for bid in Bid.objects.filter(round__table=table):
-        bids.setdefault(bid.round_id, {})[bid.seat_id] = bid.value
+        bids.setdefault(bid.round_id, {})[bid.seat_id] = bid
     plays: dict[int, list[Play]] = {}
     for play in Play.objects.filter(round__table=table).order_by("trick_id", "order"):
         plays.setdefault(play.trick_id, []).append(play)
@@ -101,13 +106,19 @@ def build_record(table: Table) -> dict[str, Any]:
                 "cards": game_round.cards_dealt,
                 "dealer": position[game_round.dealer_id],
                 "opener": position[game_round.opener_id],
-                "bids": [bids.get(game_round.pk, {}).get(seat.pk) for seat in seats],
+                "bids": [
+                    getattr(bids.get(game_round.pk, {}).get(seat.pk), "value", None)
+                    for seat in seats
+                ],
+                "bids_by": [
+                    _by(bids.get(game_round.pk, {}).get(seat.pk), seat.pk) for seat in seats
+                ],
                 "tricks": [
                     {
                         "number": trick.number,
                         "leader": who(trick.leader_id),
                         "plays": [
-                            {"seat": who(p.seat_id), "card": p.notation}
+                            {"seat": who(p.seat_id), "card": p.notation, "by": _by(p, p.seat_id)}
                             for p in plays.get(trick.pk, [])
                         ],
                         "winner": (
@@ -145,11 +156,24 @@ def build_record(table: Table) -> dict[str, Any]:
         "finished_at": table.finished_at.isoformat() if table.finished_at else None,
         "seed": table.seed,
         "ghost": table.uses_ghost,
-        "seats": [{"position": s.position, "player": s.user.username} for s in seats],
+        "seats": [
+            # A computer player by its account's name ("computer-2"): the same in every language.
+            {"position": s.position, "player": s.user.username, "computer": s.computer or None}
+            for s in seats
+        ],
         "rounds": record_rounds,
         "totals": totals,
         "winners": [i + 1 for i in rules.winners(dict(enumerate(totals)))],
     }
+
+
+def _by(move: Bid | Play | None, seat_id: int | None) -> str | None:
+    """Who made a move: "person", "computer" or "ghost" (None: no move)."""
+    if seat_id is None:
+        return GHOST_NAME
+    if move is None:
+        return None
+    return "computer" if move.by_computer else "person"
 
 
 # ---------------------------------------------------------------------------

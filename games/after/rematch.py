@@ -87,9 +87,7 @@ def rematch_context(
     if latest.status == Rematch.Status.DECLINED:
         declined_by = latest.declined_by.username if latest.declined_by else ""
         return RematchView(can_propose=True, declined_by=declined_by, **links)
-    answers = [
-        RematchAnswer(seat.user.username, seat.pk in accepted, seat.pk == me.pk) for seat in seats
-    ]
+    answers = [RematchAnswer(seat.name, seat.pk in accepted, seat.pk == me.pk) for seat in seats]
     new_table_url = reverse("table", args=[latest.new_table_id]) if latest.new_table_id else ""
     return RematchView(
         can_propose=False,

@@ -125,7 +125,7 @@ def replay_trick(trick: Trick, plays: list[Play], of: int, names: Names, me: Sea
 def replay_context(table: Table, me: Seat, round_number: int, trick_number: int) -> dict[str, Any]:
     """The context of games/replay.html at one step; NoSuchStep if it is not in the game."""
     seats = list(Seat.objects.filter(table=table).select_related("user").order_by("position"))
-    names = Names({seat.pk: seat.user.username for seat in seats})
+    names = Names({seat.pk: seat.name for seat in seats})
     rounds = list(Round.objects.filter(table=table).order_by("number"))
     game_round = next((r for r in rounds if r.number == round_number), None)
     if game_round is None or not 0 <= trick_number <= game_round.cards_dealt:

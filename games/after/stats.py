@@ -11,6 +11,9 @@ not all played, and a game in progress must not leak anything (R4).
 - zero-bid success rate: rounds bid 0 and won 0, over their rounds bid 0;
 - best round: their highest round total (R9).
 
+Games with computer players (issue 48: practice) count in none of these: they are
+counted apart (``computer_games``), in the same queries.
+
 Finished score sheets (games played with real cards, games.sheets: seed 001) of a
 registered player count too, in every figure but the average score, which counts
 only 10-round games (a short sheet's 5 rounds are not comparable); ``card_games``
@@ -22,10 +25,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Avg, Count, F, Max, OuterRef, Q, Subquery
+from django.db.models import Avg, Count, Exists, F, Max, OuterRef, Q, Subquery
 
 from games import rules
-from games.models import RoundScore, Table
+from games.models import RoundScore, Seat, Table
 from games.sheets.stats import sheet_numbers
 
 
@@ -40,6 +43,8 @@ class PlayerStats:
     zero_bids_made: int
     best_round: int | None
     card_games: int = 0  # of ``games``, those played with real cards (a score sheet)
+    # Finished games with computer players (practice): kept apart, counted in no figure above.
+    computer_games: int = 0
 
     @property
     def exact_bid_rate(self) -> float | None:
@@ -63,19 +68,25 @@ class PlayerStats:
 
 def player_stats(user: Any) -> PlayerStats:
     """Two aggregate queries: one over their final scores, one over all their rounds."""
-    theirs = RoundScore.objects.filter(seat__user=user, round__table__status=Table.Status.FINISHED)
+    played = RoundScore.objects.filter(seat__user=user, round__table__status=Table.Status.FINISHED)
+    # Games with computer players are practice (issue 48): they do not make a record.
+    with_computers = Seat.objects.filter(table_id=OuterRef("round__table_id")).exclude(computer="")
+    marked = played.annotate(with_computers=Exists(with_computers))
+    theirs = marked.filter(with_computers=False)
     best_at_table = (
         RoundScore.objects.filter(round_id=OuterRef("round_id"))
         .order_by("-running_total")
         .values("running_total")[:1]
     )
+    people_only = Q(with_computers=False)
     finals = (
-        theirs.filter(round__number=rules.ROUNDS)
+        marked.filter(round__number=rules.ROUNDS)
         .annotate(best=Subquery(best_at_table))
         .aggregate(
-            games=Count("pk"),
-            wins=Count("pk", filter=Q(running_total=F("best"))),
-            average=Avg("running_total"),
+            games=Count("pk", filter=people_only),
+            wins=Count("pk", filter=people_only & Q(running_total=F("best"))),
+            average=Avg("running_total", filter=people_only),
+            computer_games=Count("pk", filter=Q(with_computers=True)),
         )
     )
     rounds = theirs.aggregate(
@@ -100,4 +111,5 @@ def player_stats(user: Any) -> PlayerStats:
         zero_bids_made=rounds["zero_made"] + cards.zero_bids_made,
         best_round=max(bests) if bests else None,
         card_games=cards.games,
+        computer_games=finals["computer_games"],
     )

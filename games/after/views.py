@@ -162,7 +162,7 @@ def export_scores(request: HttpRequest, table_id: int) -> HttpResponse:
         .order_by("round__number", "seat__position")
     )
     for score in rows:
-        name = score.seat.user.username
+        name = score.seat.name
         if name.startswith(FORMULA_START):
             name = f"'{name}"
         writer.writerow(

@@ -28,12 +28,12 @@ from channels.layers import get_channel_layer
 from django.dispatch import receiver
 
 from config import delivery
-from games.live import frames, held, presence
+from games.live import frames, held
 from games.models import Seat, Table
 from games.play import outcome
 from games.play.outcome import Change, Outcome
 from games.play.state import GameState, load_state
-from games.storage import state_cache
+from games.storage import presence, state_cache
 
 log = logging.getLogger(__name__)
 
@@ -191,7 +191,7 @@ def _render_for_listeners(
 
 
 def _listening_seats(state: GameState) -> set[int] | None:
-    """The seats with a socket open (games.live.presence). When every seat has one in this
+    """The seats with a socket open (games.storage.presence). When every seat has one in this
     process, as when a table's players are all served by the process that moves it,
     the channel layer says so without a round trip to the cache."""
     listened_here = getattr(get_channel_layer(), "listened_here", None)

@@ -24,7 +24,7 @@ version was seen since the last snapshot or SNAPSHOT_INTERVAL has passed, and
 ignored silently otherwise.
 
 Presence: each socket keeps an entry in the cache with a heartbeat
-(games.live.presence), so the sockets of a killed process stop counting by themselves.
+(games.storage.presence), so the sockets of a killed process stop counting by themselves.
 
 Healing: each heartbeat (PRESENCE_HEARTBEAT_SECONDS) also reads the table's
 version. A socket that never got that version (its frame was lost on the way:
@@ -50,9 +50,10 @@ from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from games.live import frames, presence, push
+from games.live import frames, push
 from games.live.broadcast import group_name, user_group
 from games.live.push import CLOSE_ANONYMOUS, CLOSE_NO_TABLE, CLOSE_NOT_SEATED
+from games.storage import presence
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +80,7 @@ class TableConsumer(AsyncWebsocketConsumer):
     snapshot_version: int = -1  # the version of the last snapshot
     snapshot_at: float = 0.0
     shown_online: set[int] | None = None  # the presence marks this client shows
+    shown_away: frozenset[int] | None = None  # the away seats its last heartbeat found
     heartbeat_task: asyncio.Task[None] | None = None
     forwarder: asyncio.Task[None] | None = None  # the task emptying the outbox
     resync_task: asyncio.Task[None] | None = None  # a snapshot asked by table.resync
@@ -304,7 +306,11 @@ class TableConsumer(AsyncWebsocketConsumer):
                     beat = await database_sync_to_async(push.heartbeat)(
                         self.table_id, self.seat_id, self.channel_name, self.seat_ids
                     )
-                    if (beat.expired or await self.behind(beat.version)) and not (
+                    # A player gone away or back changes more than a mark: who may hand
+                    # their seat to the computer, who moves the table on (issue 48).
+                    moved_away = self.shown_away is not None and beat.away != self.shown_away
+                    self.shown_away = beat.away
+                    if (beat.expired or moved_away or await self.behind(beat.version)) and not (
                         await self.send_snapshot()
                     ):
                         break  # the seat is gone

@@ -206,6 +206,7 @@ def render_frames(
     public = [r for r in PUBLIC_REGIONS if r in set(public)]
     shared: dict[str, str] = {}  # language -> the public regions, rendered once
     proposal = presenter.proposal_reader(state)  # a finished table's, read once for all
+    seen = presenter.attendance_reader(state, online)  # presence, read at most once for all
     frames: dict[int, str] = {}
     for seat in state.seats:
         if users is not None and seat.user_id not in users:
@@ -215,13 +216,13 @@ def render_frames(
             if language not in shared:
                 # The context holds sentences already in words (the trick's reasons):
                 # built again in each language, never shared across languages.
-                shared_context = {**presenter.public_context(state, online=online), **PUSHED}
+                shared_context = {**presenter.public_context(state, attendance=seen), **PUSHED}
                 shared[language] = "".join(
                     _public_region(state, held, language, region, shared_context)
                     for region in public
                 )
             own = (
-                _render_seat(state, seat, own_regions(seat, changed), proposal)
+                _render_seat(state, seat, own_regions(seat, changed), proposal, seen)
                 if seat_regions
                 else ""
             )
@@ -254,8 +255,12 @@ def _render_seat(
     seat: Seat,
     regions: tuple[str, ...] = SEAT_REGIONS,
     proposal: Callable[[], Proposal] | None = None,
+    attendance: Callable[[], presenter.Attendance] | None = None,
 ) -> str:
-    context = {**presenter.seat_context(state, seat, proposal=proposal), **PUSHED}
+    context = {
+        **presenter.seat_context(state, seat, proposal=proposal, attendance=attendance),
+        **PUSHED,
+    }
     return _render(regions, context)
 
 
@@ -268,9 +273,10 @@ def render_own_regions(state: GameState, seat: Seat) -> str:
 def render_snapshot(state: GameState, seat: Seat) -> str:
     """Every region for one seat: what a socket gets on connect."""
     with translation.override(language_of(seat.user)):
+        seen = presenter.attendance_reader(state)
         context = {
-            **presenter.public_context(state),
-            **presenter.seat_context(state, seat),
+            **presenter.public_context(state, attendance=seen),
+            **presenter.seat_context(state, seat, attendance=seen),
             **PUSHED,
         }
         return _render(ALL_REGIONS, context)
@@ -280,9 +286,10 @@ def render_refusal(state: GameState, seat: Seat, message: str) -> str:
     """A refused action's answer to its actor: every region of the seat (a stale page
     catches up) and the error line saying why."""
     with translation.override(language_of(seat.user)):
+        seen = presenter.attendance_reader(state)
         context = {
-            **presenter.public_context(state),
-            **presenter.seat_context(state, seat),
+            **presenter.public_context(state, attendance=seen),
+            **presenter.seat_context(state, seat, attendance=seen),
             **PUSHED,
             "error": message,
         }

@@ -10,9 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from games.live import frames, presence
+from games.live import frames
 from games.models import MAX_DB_ID, Seat, Table
 from games.play.state import load_state
+from games.storage import presence
 
 
 @dataclass(frozen=True)
@@ -42,13 +43,14 @@ def open_socket(table_id: int, user: Any, socket_name: str) -> Opened:
         raise Refused(CLOSE_ANONYMOUS)
     if not 0 < table_id <= MAX_DB_ID:
         raise Refused(CLOSE_NO_TABLE)
-    seats = list(Seat.objects.filter(table_id=table_id).values_list("pk", "user_id"))
-    mine = next((pk for pk, user_id in seats if user_id == user.pk), None)
+    seats = list(Seat.objects.filter(table_id=table_id).values_list("pk", "user_id", "computer"))
+    mine = next((pk for pk, user_id, _computer in seats if user_id == user.pk), None)
     if mine is None:
         exists = bool(seats) or Table.objects.filter(pk=table_id).exists()
         raise Refused(CLOSE_NOT_SEATED if exists else CLOSE_NO_TABLE)
     presence.touch(mine, socket_name)
-    return Opened(seat_id=mine, seat_ids=tuple(pk for pk, _user in seats))
+    # A computer player has no page: presence is about the people (issue 48).
+    return Opened(seat_id=mine, seat_ids=tuple(pk for pk, _user, computer in seats if not computer))
 
 
 def snapshot(table_id: int, user: Any) -> tuple[str, int]:
@@ -71,14 +73,22 @@ class Beat:
     online: set[int]
     expired: bool
     version: int
+    #: The people away from a game in progress (no page open for AWAY_AFTER_SECONDS).
+    away: frozenset[int] = frozenset()
 
 
 def heartbeat(table_id: int, seat_id: int, socket_name: str, seat_ids: tuple[int, ...]) -> Beat:
     """Refresh this socket's presence and read the table's version (one small query:
     a page whose frame was lost anywhere on its way is found behind by it)."""
     was_live = presence.touch(seat_id, socket_name)
-    version = Table.objects.filter(pk=table_id).values_list("version", flat=True).first()
-    return Beat(presence.online_seats(seat_ids), not was_live, version or 0)
+    row = Table.objects.filter(pk=table_id).values_list("version", "status", "started_at").first()
+    version, status, started = row or (0, "", None)
+    online = presence.online_seats(seat_ids)
+    away: set[int] = set()
+    offline = [i for i in seat_ids if i not in online]
+    if offline and status == Table.Status.PLAYING and started is not None:
+        away = presence.away_seats(offline, started.timestamp())
+    return Beat(online, not was_live, version or 0, frozenset(away))
 
 
 def close_socket(seat_id: int, socket_name: str, seat_ids: tuple[int, ...]) -> set[int]:

@@ -17,6 +17,10 @@ from django.urls import get_script_prefix, get_urlconf, reverse
 #: The table's forms and links (URL names of games/urls.py taking the table id).
 TABLE_ACTIONS = (
     "accept_rematch",
+    "add_computer",
+    "hand_over",
+    "remove_computer",
+    "take_back",
     "decline_rematch",
     "leave_table",
     "next_round",

@@ -29,10 +29,11 @@ from django.utils.translation import ngettext
 
 from games import rules
 from games.after.rematch import Proposal, read_proposal, rematch_context
-from games.live import presence
-from games.models import MAX_SEATS, ChatMessage, Seat, Table
+from games.models import MAX_SEATS, ChatMessage, ComputerLevel, Seat, Table
 from games.pages import explanations, links
+from games.play import hosting, turns
 from games.play.state import GameState, load_state
+from games.storage import presence
 from games.templatetags.cards import card_name, hand_button
 
 TABLE_TEMPLATE = "games/table.html"
@@ -68,6 +69,11 @@ class PlayerView:
     cards_left: int = 0
     online: bool = False
     url: str = ""  # the player's public page (none for the ghost)
+    # Computer players (issue 48): a computer's level (its label), a person's seat the
+    # computer plays while they are away, a person with no page open for a while.
+    computer_level: str = ""
+    handed_over: bool = False
+    away: bool = False
 
 
 @dataclass(frozen=True)
@@ -228,6 +234,25 @@ class Controls:
     invite_url: str = ""
     can_leave: bool = False
     leave_cancels: bool = False
+    # Computer players (issue 48). The host, before the start: the levels a computer
+    # player may be added at (none when the table is full) and those seated, to remove.
+    computer_levels: list[tuple[str, str]] = field(default_factory=list)
+    computers: list[SeatChoice] = field(default_factory=list)
+    # The away seats this viewer may hand to the computer.
+    hand_over: list[SeatChoice] = field(default_factory=list)
+    # The host is away and this viewer moves the table on in their place (R11).
+    for_away_host: str = ""
+    # The computer plays this viewer's seat (handed over while they were away).
+    taken_over: bool = False
+
+
+@dataclass(frozen=True)
+class SeatChoice:
+    """A seat a control acts on: its id, its name, what it is (a computer's level)."""
+
+    seat_id: int
+    name: str
+    level: str = ""
 
 
 def ghost_name() -> str:
@@ -235,7 +260,7 @@ def ghost_name() -> str:
 
 
 def _names(state: GameState) -> dict[int, str]:
-    return {seat.pk: seat.user.username for seat in state.seats}
+    return {seat.pk: seat.name for seat in state.seats}
 
 
 def _phase(state: GameState) -> str:
@@ -269,7 +294,12 @@ def _phase_flags(phase: str) -> dict[str, bool]:
 # ---------------------------------------------------------------------------
 
 
-def public_context(state: GameState, *, online: set[int] | None = None) -> dict[str, Any]:
+def public_context(
+    state: GameState,
+    *,
+    online: set[int] | None = None,
+    attendance: Callable[[], Attendance] | None = None,
+) -> dict[str, Any]:
     """The context of the public regions: no viewer, nothing private (R4).
 
     Each region's data is a cached callable, which the template resolves only
@@ -280,7 +310,8 @@ def public_context(state: GameState, *, online: set[int] | None = None) -> dict[
     table = state.table
     names = _names(state)
     phase = _phase(state)
-    players = functools.cache(lambda: _players(state, names, online))
+    seen = attendance or attendance_reader(state, online)
+    players = functools.cache(lambda: _players(state, names, seen))
     trick = functools.cache(lambda: _trick(state, names))
     return {
         "table_id": table.pk,
@@ -333,7 +364,38 @@ def _history(state: GameState, names: dict[int, str]) -> dict[str, Any]:
     return {"last": earlier[-1] if earlier else None, "tricks": earlier}
 
 
-def _players(state: GameState, names: dict[int, str], online: set[int] | None) -> list[PlayerView]:
+@dataclass(frozen=True)
+class Attendance:
+    """Who has the table open (``online``; computer players always), and which people
+    have not for AWAY_AFTER_SECONDS during a game (``away``, games.storage.presence)."""
+
+    online: set[int]
+    away: set[int]
+
+
+def attendance_reader(state: GameState, online: set[int] | None = None) -> Callable[[], Attendance]:
+    """Presence as this render sees it, read on first use and once for every seat rendered
+    from ``state``. ``online``: the seats with a socket open, if just read. Nobody's
+    "away" is read while every person has a page open (the usual move: no cache read)."""
+
+    @functools.cache
+    def read() -> Attendance:
+        seen = online
+        if seen is None:
+            seen = presence.online_seats([seat.pk for seat in state.seats])
+        computers = {seat.pk for seat in state.seats if seat.is_computer}
+        offline = [s for s in state.seats if s.pk not in seen and s.pk not in computers]
+        away: set[int] = set()
+        if offline and state.table.status == Table.Status.PLAYING:
+            away = hosting.away(state.table, offline)
+        return Attendance(set(seen) | computers, away)
+
+    return read
+
+
+def _players(
+    state: GameState, names: dict[int, str], attendance: Callable[[], Attendance]
+) -> list[PlayerView]:
     table = state.table
     rnd = state.round
     running = table.status == Table.Status.PLAYING
@@ -344,8 +406,8 @@ def _players(state: GameState, names: dict[int, str], online: set[int] | None) -
     to_play = state.next_to_play() if running else None
     leader = trick.leader_id if trick is not None and not trick.complete else None
     ghost_leads = trick is not None and not trick.complete and trick.leader_id is None
-    if online is None:
-        online = presence.online_seats([seat.pk for seat in state.seats])
+    seen = attendance()
+    online, away = seen.online, seen.away
 
     players: list[PlayerView] = []
     for seat in state.seats:
@@ -368,7 +430,10 @@ def _players(state: GameState, names: dict[int, str], online: set[int] | None) -
                 tricks_won=won.get(seat.pk, 0),
                 cards_left=len(state.hands.get(seat.pk, [])),
                 online=seat.pk in online,
-                url=links.player_link(names[seat.pk]),
+                url="" if seat.is_computer else links.player_link(names[seat.pk]),
+                computer_level=seat.get_computer_display() if seat.is_computer else "",
+                handed_over=seat.handed_over,
+                away=seat.pk in away,
             )
         )
     if state.uses_ghost:
@@ -509,13 +574,16 @@ def seat_context(
     *,
     origin: str = "",
     proposal: Callable[[], Proposal] | None = None,
+    attendance: Callable[[], Attendance] | None = None,
 ) -> dict[str, Any]:
-    """The context of one seat's own regions. ``origin`` makes the invite link absolute."""
+    """The context of one seat's own regions. ``origin`` makes the invite link absolute;
+    ``attendance``: presence as read for the whole render (attendance_reader)."""
     table = state.table
     names = _names(state)
     is_host = table.host_id == me.user_id
     phase = _phase(state)
     Phase = Table.Phase
+    seen = attendance or attendance_reader(state)
 
     # -- the seat's own hand: the ONLY hand that ever enters a context ------------
     own = rules.sort_hand(rules.card(h.card) for h in state.hands.get(me.pk, []))
@@ -528,15 +596,40 @@ def seat_context(
         if is_host:
             controls.invite_path = reverse("join", args=[table.invite_token])
             controls.invite_url = f"{origin}{controls.invite_path}"
+            if len(state.seats) < MAX_SEATS:
+                controls.computer_levels = list(ComputerLevel.choices)
+            controls.computers = [
+                SeatChoice(s.pk, names[s.pk], s.get_computer_display())
+                for s in state.seats
+                if s.is_computer
+            ]
     if phase == Phase.BIDDING and state.round is not None and me.pk not in state.bids:
         controls.bid_options = list(rules.valid_bids(state.round.cards_dealt))
-    controls.can_next_trick = is_host and phase == Phase.TRICK_DONE
-    controls.can_next_round = is_host and phase == Phase.ROUND_DONE
-    controls.waiting_for_host = not is_host and phase in (Phase.TRICK_DONE, Phase.ROUND_DONE)
+    moves_on = is_host
+    if phase in (Phase.TRICK_DONE, Phase.ROUND_DONE) and not is_host:
+        # R11, issue 48: while the host is away the next player present moves the table on.
+        now = seen()
+        acting = hosting.acting_host(table, state.seats, online=now.online, away_seats=now.away)
+        if acting == me:
+            moves_on = True
+            controls.for_away_host = names.get(_host_seat_id(state), "")
+    controls.can_next_trick = moves_on and phase == Phase.TRICK_DONE
+    controls.can_next_round = moves_on and phase == Phase.ROUND_DONE
+    controls.waiting_for_host = not moves_on and phase in (Phase.TRICK_DONE, Phase.ROUND_DONE)
+    if table.status == Table.Status.PLAYING:
+        controls.taken_over = me.handed_over
+        now = seen()
+        if now.away and hosting.may_hand_over(table, state.seats, me, now.away):
+            controls.hand_over = [
+                SeatChoice(s.pk, names[s.pk])
+                for s in state.seats
+                if s.pk in now.away and not s.handed_over and s != me
+            ]
     controls.can_leave = table.status in (Table.Status.WAITING, Table.Status.PLAYING)
     controls.leave_cancels = table.status == Table.Status.PLAYING
 
-    your_turn, headline = _headline(state, me, names, is_host)
+    your_turn, headline = _headline(state, me, names, moves_on)
+    clock = turns.deadline(state, me)
     my_bid = state.bids.get(me.pk)
     return {
         "table_id": table.pk,
@@ -555,6 +648,9 @@ def seat_context(
         "headline": headline,
         "ghost_play": explanations.ghost_announcement(state) if phase else "",
         "my_bid": my_bid.value if my_bid is not None else None,
+        # The turn clock's end for this seat's awaited move, epoch milliseconds (0: none).
+        "deadline_ms": int(clock.timestamp() * 1000) if clock is not None else 0,
+        "clock_seconds": table.turn_clock,
         "refused_next": _refused_next(state, me, own),
         # Built when a region shows them: a frame with the status line alone skips them.
         "hand": SimpleLazyObject(lambda: _hand(state, me, own)),
@@ -721,9 +817,10 @@ def table_context(
     me = state.seat_of(getattr(user, "pk", None))
     if me is None:
         raise NotSeated
+    seen = attendance_reader(state)
     return {
-        **public_context(state),
-        **seat_context(state, me, origin=origin),
+        **public_context(state, attendance=seen),
+        **seat_context(state, me, origin=origin, attendance=seen),
         "error": error,
         "host_name": _names(state).get(_host_seat_id(state), table.host.username),
         "ws_path": socket_path(table.pk),

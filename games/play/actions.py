@@ -28,8 +28,10 @@ from games.models import (
     CHAT_MAX_LENGTH,
     MAX_DB_ID,
     MAX_SEATS,
+    TURN_CLOCK_CHOICES,
     Bid,
     ChatMessage,
+    ComputerLevel,
     HandCard,
     Play,
     Round,
@@ -39,7 +41,7 @@ from games.models import (
     Trick,
     new_invite_token,
 )
-from games.play import integrity, outcome
+from games.play import computer_seats, hosting, integrity, outcome, turns
 from games.play.state import GHOST, GameState, load_state
 from games.storage import state_cache, transactions
 from games.storage.compiled import CompiledRead
@@ -164,16 +166,42 @@ def _bump(table: Table, **changes: Any) -> Table:
 
 #: What a bid, a play or "next trick" can change of the table row: its phase, and with
 #: the last play of the game its status and end (the rest is set by the other actions).
-MOVE_FIELDS = ("version", "phase", "status", "finished_at", "updated_at")
+MOVE_FIELDS = (
+    "version",
+    "phase",
+    "status",
+    "finished_at",
+    "updated_at",
+    "turn_started_at",
+    "computer_due_at",
+)
 
 
 #: What a new deal changes of the table row (games.play.actions._begin_round).
-DEAL_FIELDS = ("version", "round_number", "phase", "updated_at")
+DEAL_FIELDS = (
+    "version",
+    "round_number",
+    "phase",
+    "updated_at",
+    "turn_started_at",
+    "computer_due_at",
+)
+
+
+def _schedule(state: GameState, *, turn_began: bool) -> None:
+    """Note when the wait for the next move began (``turn_began``) and when the
+    computer moves next at this table (games.play.turns), for any process to find."""
+    table = state.table
+    if turn_began:
+        table.turn_started_at = timezone.now()
+    table.computer_due_at = turns.computer_due_at(state)
 
 
 def _bump_move(state: GameState) -> Table:
     """Save a move (bid, play, next trick); ``state`` says what it changed."""
     table = state.table
+    # A bid starts nobody's wait: everyone's bidding clock started at the deal (R4).
+    _schedule(state, turn_began=table.phase != Table.Phase.BIDDING)
     _save_version(table, fields=MOVE_FIELDS)
     outcome.on_commit(outcome.Outcome(table, outcome.Change.MOVE, state))
     state_cache.keep_on_commit(state)
@@ -302,10 +330,139 @@ def _attempt[**P, R](func: Callable[P, R], *args: P.args, **kwargs: P.kwargs) ->
 
 
 @_atomic_action
-def create_table(user: Any, *, ghost: bool = True) -> Table:
-    table = Table.objects.create(host=user, ghost=ghost)
+def create_table(user: Any, *, ghost: bool = True, turn_clock: int = 0) -> Table:
+    if turn_clock not in dict(TURN_CLOCK_CHOICES):
+        raise ActionError(_("Choose a turn clock from the list."), 400)
+    table = Table.objects.create(host=user, ghost=ghost, turn_clock=turn_clock)
     Seat.objects.create(table=table, user=user, position=1)
     return table
+
+
+def _level(level: Any) -> str:
+    if level not in ComputerLevel.values:
+        raise ActionError(_("Choose the computer player's level: Easy, Normal or Strong."), 400)
+    return str(level)
+
+
+def _seat_computer(table: Table, seats: list[Seat], level: str) -> Seat:
+    taken = {seat.user.username for seat in seats}
+    number = computer_seats.free_number(taken)
+    seat = Seat.objects.create(
+        table=table,
+        user=computer_seats.account(number),
+        position=len(seats) + 1,
+        computer=level,
+    )
+    seats.append(seat)
+    return seat
+
+
+@_atomic_action
+def add_computer(user: Any, table_id: int, version: int, level: str) -> Table:
+    """The host seats a computer player of ``level`` at a free seat before the start."""
+    level = _level(level)
+    table = _lock(table_id)
+    _seat(table, user)
+    if table.host_id != user.pk:
+        raise ActionError(_("Only the host can add a computer player."), 403)
+    _check_version(table, version)
+    seats = list(Seat.objects.filter(table=table).select_related("user").order_by("position"))
+    refusal = join_refusal(table, len(seats))
+    if refusal is not None:
+        raise refusal
+    _seat_computer(table, seats, level)
+    return _bump(table)
+
+
+@_atomic_action
+def remove_computer(user: Any, table_id: int, version: int, seat_id: Any) -> Table:
+    """The host takes a computer player off its seat before the start."""
+    table = _lock(table_id)
+    _seat(table, user)
+    if table.host_id != user.pk:
+        raise ActionError(_("Only the host can remove a computer player."), 403)
+    _check_version(table, version)
+    if table.status != Table.Status.WAITING:
+        raise ActionError(_("The game has started: its players stay until the end."), 409)
+    seats = list(Seat.objects.filter(table=table).order_by("position"))
+    key = parse_int(seat_id, _("The seat"))
+    seat = next((s for s in seats if s.pk == key and s.is_computer), None)
+    if seat is None:
+        raise ActionError(_("There is no such computer player at this table."), 404)
+    seat.delete()
+    # Keep positions contiguous, moving seats down one by one (see leave_table).
+    for other in seats:
+        if other.position > seat.position:
+            other.position -= 1
+            other.save(update_fields=["position"])
+    return _bump(table)
+
+
+@_atomic_action
+def start_practice(user: Any, computers: Any, level: Any) -> Table:
+    """A practice game: ``user`` and 1 to 7 computer players of ``level``, started at once."""
+    count = parse_int(computers, _("The number of computer players"))
+    if not 1 <= count < MAX_SEATS:
+        raise ActionError(
+            _("Choose between 1 and %(n)d computer players.") % {"n": MAX_SEATS - 1}, 400
+        )
+    level = _level(level)
+    table = Table.objects.create(host=user)
+    seats = [Seat.objects.create(table=table, user=user, position=1)]
+    for _n in range(count):
+        _seat_computer(table, seats, level)
+    _start(table, seats)
+    return _bump(table)
+
+
+@_atomic_action
+def hand_over(user: Any, table_id: int, version: int, seat_id: Any) -> Table:
+    """Let the computer (Normal) play an away player's seat until they are back (issue 48):
+    the host may, or while the host is away every other player present."""
+    table, seats = _lock_with_seats(table_id)
+    mover = _seat(table, user, seats)
+    if table.status != Table.Status.PLAYING:
+        raise ActionError(_("This game is not in progress."), 409)
+    _check_version(table, version)
+    key = parse_int(seat_id, _("The seat"))
+    seat = next((s for s in seats if s.pk == key), None)
+    if seat is None or seat.is_computer:
+        raise ActionError(_("There is no such player at this table."), 404)
+    if seat.handed_over:
+        raise ActionError(_("The computer already plays for %(name)s.") % {"name": seat.name}, 409)
+    away = hosting.away(table, seats)
+    if seat.pk not in away:
+        raise ActionError(
+            _("%(name)s is not away: only an away player's seat can be handed over.")
+            % {"name": seat.name},
+            409,
+        )
+    if not hosting.may_hand_over(table, seats, mover, away):
+        raise ActionError(
+            _("Only the host, or while the host is away the other players, can do this."), 403
+        )
+    seat.handed_over = True
+    save_fields(seat, ("handed_over",))
+    return _reschedule(table, seats)
+
+
+@_atomic_action
+def take_back(user: Any, table_id: int) -> Table:
+    """A player whose seat the computer played while they were away takes it back."""
+    table, seats = _lock_with_seats(table_id)
+    seat = _seat(table, user, seats)
+    if not seat.handed_over:
+        raise ActionError(_("Your seat is yours: the computer is not playing it."), 409)
+    seat.handed_over = False
+    save_fields(seat, ("handed_over",))
+    return _reschedule(table, seats)
+
+
+def _reschedule(table: Table, seats: list[Seat]) -> Table:
+    """A seat changed hands: the computer's next move is due at another time."""
+    state = _game_state(table, seats)
+    _schedule(state, turn_began=False)
+    return _bump(table)
 
 
 def join_refusal(table: Table, seated: int) -> ActionError | None:
@@ -413,11 +570,18 @@ def start_game(user: Any, table_id: int, version: int) -> Table:
         raise ActionError(
             _("At least %(n)d players are needed to start.") % {"n": rules.HUMAN_MIN}, 409
         )
-    table.uses_ghost = rules.uses_ghost(table.ghost, humans)
+    _start(table)
+    return _bump(table)
+
+
+def _start(table: Table, seats: list[Seat] | None = None) -> None:
+    """Deal the first round: the game is on (R2, R8)."""
+    if seats is None:
+        seats = list(Seat.objects.filter(table=table).order_by("position"))
+    table.uses_ghost = rules.uses_ghost(table.ghost, len(seats))
     table.status = Table.Status.PLAYING
     table.started_at = timezone.now()
-    _begin_round(table, 1)
-    return _bump(table)
+    _begin_round(table, 1, seats)
 
 
 def _begin_round(table: Table, number: int, seats: list[Seat] | None = None) -> GameState:
@@ -458,14 +622,31 @@ def _begin_round(table: Table, number: int, seats: list[Seat] | None = None) -> 
     dealt = GameState(table=table, seats=seats, round=game_round)
     for hand_card in rows:
         dealt.hands.setdefault(hand_card.seat_id, []).append(hand_card)
+    _schedule(dealt, turn_began=True)  # every bid's wait starts at the deal (R4)
     return dealt
 
 
 # -- bidding and playing ----------------------------------------------------------
 
 
+def _check_mover(state: GameState, seat: Seat, by_computer: bool) -> None:
+    """A move made by the computer must be one that is due (games.play.turns); a person's
+    own move on a seat handed to the computer takes the seat back (issue 48)."""
+    if by_computer:
+        if seat not in turns.due_now(state, timezone.now()):
+            raise ActionError(_("That move is not the computer's to make now."), 409)
+    elif seat.is_computer:
+        raise ActionError(_("A computer player's moves are its own."), 403)
+    elif seat.handed_over:
+        seat.handed_over = False
+        save_fields(seat, ("handed_over",))
+
+
 @_atomic_action
-def place_bid(user: Any, table_id: int, version: int, value: int) -> Table:
+def place_bid(
+    user: Any, table_id: int, version: int, value: int, *, by_computer: bool = False
+) -> Table:
+    """``by_computer``: the computer bids for this seat (games.computer.moves)."""
     table, seats = _lock_with_seats(table_id)
     state = _game_state(table, seats)
     seat = _seat(table, user, state.seats)
@@ -481,7 +662,8 @@ def place_bid(user: Any, table_id: int, version: int, value: int) -> Table:
         raise ActionError(
             _("Your bid must be between 0 and %(n)s.") % {"n": state.round.cards_dealt}, 400
         )
-    bid = insert(Bid(round=state.round, seat=seat, value=value))
+    _check_mover(state, seat, by_computer)
+    bid = insert(Bid(round=state.round, seat=seat, value=value, by_computer=by_computer))
     state.bids[seat.pk] = bid
     state.moved.add(seat.pk)
     if state.all_bids_in:
@@ -497,7 +679,16 @@ def place_bid(user: Any, table_id: int, version: int, value: int) -> Table:
 
 
 @_atomic_action
-def play_card(user: Any, table_id: int, version: int, card: str, tigress_as: str = "") -> Table:
+def play_card(
+    user: Any,
+    table_id: int,
+    version: int,
+    card: str,
+    tigress_as: str = "",
+    *,
+    by_computer: bool = False,
+) -> Table:
+    """``by_computer``: the computer plays for this seat (games.computer.moves)."""
     table, seats = _lock_with_seats(table_id)
     state = _game_state(table, seats)
     seat = _seat(table, user, state.seats)
@@ -508,7 +699,8 @@ def play_card(user: Any, table_id: int, version: int, card: str, tigress_as: str
     play = _play_from_hand(state, seat, card, tigress_as)
     if play.card not in rules.legal_cards(state.hand_of(seat), state.engine_trick()):
         raise ActionError(_("You must follow the suit that was led (or play a special card)."), 400)
-    _record_play(state, seat, play)
+    _check_mover(state, seat, by_computer)
+    _record_play(state, seat, play, by_computer=by_computer)
     _advance(state)
     return _bump_move(state)
 
@@ -595,7 +787,9 @@ def _mark_preselected(
             hand_card.save(update_fields=["preselected", "preselected_as", "preselect_refused"])
 
 
-def _record_play(state: GameState, seat: Seat | None, play: rules.Play) -> None:
+def _record_play(
+    state: GameState, seat: Seat | None, play: rules.Play, *, by_computer: bool = False
+) -> None:
     assert state.round is not None and state.trick is not None
     key = None if seat is None else seat.pk
     hand_card = next(h for h in state.hands[key] if h.card == str(play.card))
@@ -618,6 +812,7 @@ def _record_play(state: GameState, seat: Seat | None, play: rules.Play) -> None:
                 card=str(play.card),
                 tigress_as=play.as_ or "",
                 order=len(state.plays),
+                by_computer=by_computer,
             )
         )
     )
@@ -710,8 +905,9 @@ def _lock_for_host(user: Any, table_id: int, version: int, phase: str) -> tuple[
     """Lock the table for its host, at the version they saw, in the phase they confirm;
     with its seats."""
     table, seats = _lock_with_seats(table_id)
-    _seat(table, user, seats)
-    if table.host_id != user.pk:
+    seat = _seat(table, user, seats)
+    # The host, or while the host is away the next player present (games.play.hosting).
+    if table.host_id != user.pk and hosting.acting_host(table, seats) != seat:
         raise ActionError(_("Only the host moves the table on; please wait for them."), 403)
     _check_version(table, version)
     _check_playing(table, phase)

@@ -15,6 +15,7 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from games import rules
+from games.models import MAX_SEATS, TURN_CLOCK_CHOICES, ComputerLevel
 
 ASCII_INTEGER = re.compile(r"-?[0-9]{1,12}")
 NO_NUL = {"null_characters_not_allowed": _("Invalid characters in the form.")}
@@ -62,3 +63,41 @@ class PlayForm(MoveForm):
 class PreselectForm(PlayForm):
     # The card to play when the turn comes, as the hand sends it; empty clears the choice.
     card = forms.CharField(max_length=16, strip=True, required=False, error_messages=NO_NUL)
+
+
+class ComputerForm(MoveForm):
+    """The host seats a computer player of a level (issue 48)."""
+
+    level = forms.ChoiceField(
+        choices=ComputerLevel.choices,
+        error_messages={
+            "required": _("Choose the computer player's level: Easy, Normal or Strong."),
+            "invalid_choice": _("Choose the computer player's level: Easy, Normal or Strong."),
+        },
+    )
+
+
+class SeatForm(MoveForm):
+    """A control that acts on one seat: a computer player to remove, an away seat to hand over."""
+
+    seat = WholeNumberField("seat", min_value=1)
+
+
+class PracticeForm(forms.Form):
+    """A practice game: how many computer players, and how strong (issue 48)."""
+
+    computers = WholeNumberField("computers", min_value=1, max_value=MAX_SEATS - 1)
+    level = ComputerForm.base_fields["level"]
+
+
+class NewTableForm(forms.Form):
+    """A new table's options: the ghost (R8) and the turn clock (issue 48)."""
+
+    ghost = forms.BooleanField(required=False)
+    turn_clock = forms.TypedChoiceField(
+        choices=TURN_CLOCK_CHOICES,
+        coerce=int,
+        required=False,
+        empty_value=0,
+        error_messages={"invalid_choice": _("Choose a turn clock from the list.")},
+    )

@@ -17,7 +17,18 @@ from django.db.models import F, Prefetch, prefetch_related_objects
 from django.utils.translation import gettext as _
 
 from games import rules
-from games.models import Bid, Play, Round, RoundScore, Seat, Table, Trick
+from games.models import (
+    MAX_SEATS,
+    TURN_CLOCK_CHOICES,
+    Bid,
+    ComputerLevel,
+    Play,
+    Round,
+    RoundScore,
+    Seat,
+    Table,
+    Trick,
+)
 from games.pages.presenter import _headline
 from games.play.state import GameState
 
@@ -45,7 +56,7 @@ def _final_scores(tables: list[Table]) -> dict[int, tuple[FinalScore, ...]]:
         totals[table_id][seat_id] = total
     result = {}
     for table in tables:
-        names = {seat.pk: seat.user.username for seat in table.seats.all()}
+        names = {seat.pk: seat.name for seat in table.seats.all()}
         by_seat = totals.get(table.pk, {})
         winners = set(rules.winners(by_seat))
         ordered = sorted(by_seat.items(), key=lambda item: -item[1])
@@ -127,12 +138,12 @@ def lobby_context(user: Any) -> dict[str, Any]:
     for status, tables in groups.items():
         summaries[status] = []
         for table in tables:
-            players = [seat.user.username for seat in table.seats.all()]
+            players = [seat.name for seat in table.seats.all()]
             your_turn, headline = False, ""
             state = states.get(table.pk)
             me = state.seat_of(user.pk) if state is not None else None
             if state is not None and me is not None:
-                names = {seat.pk: seat.user.username for seat in state.seats}
+                names = {seat.pk: seat.name for seat in state.seats}
                 your_turn, headline = _headline(state, me, names, table.host_id == user.pk)
             elif status == Table.Status.CANCELLED and table.cancelled_by:
                 headline = _("Cancelled by %(name)s.") % {"name": table.cancelled_by.username}
@@ -153,4 +164,8 @@ def lobby_context(user: Any) -> dict[str, Any]:
         "finished_tables": summaries["finished"],
         "cancelled_tables": summaries["cancelled"],
         "has_tables": any(summaries.values()),
+        # The new table's and the practice game's choices (issue 48).
+        "turn_clock_choices": TURN_CLOCK_CHOICES,
+        "computer_levels": ComputerLevel.choices,
+        "practice_counts": range(1, MAX_SEATS),
     }

@@ -218,15 +218,34 @@ def rules_page(request: HttpRequest) -> HttpResponse:
 # ---------------------------------------------------------------------------
 
 
+def _lobby_refusal(request: HttpRequest, message: str, status: int) -> HttpResponse:
+    context = lobby.lobby_context(request.user)
+    context["error"] = message
+    return render(request, "home.html", context, status=status)
+
+
 @require_POST
 def create_table(request: HttpRequest) -> HttpResponse:
     ghost = request.POST.get("ghost", "") in ("on", "1", "true", "yes")
     try:
-        table = actions.create_table(request.user, ghost=ghost)
-    except actions.ActionError as error:
-        context = lobby.lobby_context(request.user)
-        context["error"] = error.message
-        return render(request, "home.html", context, status=error.status)
+        clock = _parsed(forms.NewTableForm, request).cleaned_data["turn_clock"]
+        table = actions.create_table(request.user, ghost=ghost, turn_clock=clock)
+    except (actions.ActionError, BadInput) as error:
+        return _lobby_refusal(request, error.message, error.status)
+    url = reverse("table", args=[table.pk])
+    if request.htmx:
+        return HttpResponseClientRedirect(url)
+    return _see_other(url)
+
+
+@require_POST
+def start_practice(request: HttpRequest) -> HttpResponse:
+    """A practice game against the computer: seated and started at once (issue 48)."""
+    try:
+        data = _parsed(forms.PracticeForm, request).cleaned_data
+        table = actions.start_practice(request.user, data["computers"], data["level"])
+    except (actions.ActionError, BadInput) as error:
+        return _lobby_refusal(request, error.message, error.status)
     url = reverse("table", args=[table.pk])
     if request.htmx:
         return HttpResponseClientRedirect(url)
@@ -269,7 +288,7 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
     visitor = not request.user.is_authenticated
     context = {
         "table": table,
-        "players": [] if visitor else [seat.user.username for seat in seats],
+        "players": [] if visitor else [seat.name for seat in seats],
         "taken": len(seats),
         "error": error,
         "can_join": not error and not seated and not visitor,
@@ -415,3 +434,45 @@ def leave_table(request: HttpRequest, table_id: int) -> HttpResponse:
     if request.htmx:
         return HttpResponseClientRedirect(url)
     return _see_other(url)
+
+
+# ---------------------------------------------------------------------------
+# computer players (issue 48)
+# ---------------------------------------------------------------------------
+
+
+@queued_by("table_id")
+@require_POST
+def add_computer(request: HttpRequest, table_id: int) -> HttpResponse:
+    def call() -> Table:
+        data = _parsed(forms.ComputerForm, request).cleaned_data
+        return actions.add_computer(request.user, table_id, data["version"], data["level"])
+
+    return _act(request, table_id, call)
+
+
+@queued_by("table_id")
+@require_POST
+def remove_computer(request: HttpRequest, table_id: int) -> HttpResponse:
+    def call() -> Table:
+        data = _parsed(forms.SeatForm, request).cleaned_data
+        return actions.remove_computer(request.user, table_id, data["version"], data["seat"])
+
+    return _act(request, table_id, call)
+
+
+@queued_by("table_id")
+@require_POST
+def hand_over(request: HttpRequest, table_id: int) -> HttpResponse:
+    def call() -> Table:
+        data = _parsed(forms.SeatForm, request).cleaned_data
+        return actions.hand_over(request.user, table_id, data["version"], data["seat"])
+
+    return _act(request, table_id, call)
+
+
+@queued_by("table_id")
+@require_POST
+def take_back(request: HttpRequest, table_id: int) -> HttpResponse:
+    """The owner of a seat the computer played takes it back (their page posts this as it opens)."""
+    return _act(request, table_id, lambda: actions.take_back(request.user, table_id))

@@ -114,7 +114,20 @@
     });
   }
 
+  // The turn clock (issue 48): the server writes the deadline (epoch ms) and says the
+  // clock's length in words; this shows the seconds left, once a second.
+  function clockTick() {
+    var clocks = document.querySelectorAll("[data-deadline]");
+    for (var i = 0; i < clocks.length; i++) {
+      var left = Math.max(0, Math.ceil((Number(clocks[i].getAttribute("data-deadline")) - Date.now()) / 1000));
+      var out = clocks[i].querySelector(".status__clock-left");
+      if (out) out.textContent = "⏱ " + left + " s";
+    }
+  }
+  setInterval(clockTick, 1000);
+
   function refresh() {
+    clockTick();
     keepDetailsOpen();
     markYou();
     turnTable();

@@ -484,7 +484,7 @@ def open_seats(
             # Live: the socket's first message (the snapshot) is in.
             player.page.wait_for_function("() => window.__pushes >= 1")
         for player in opened:
-            # Everyone's socket is open (no seat marked offline, games.live.presence).
+            # Everyone's socket is open (no seat marked offline, games.storage.presence).
             expect(player.page.locator("#seats .seat__offline")).to_have_count(0)
         return opened
 

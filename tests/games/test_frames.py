@@ -16,12 +16,12 @@ from unittest import mock
 import pytest
 
 from games import rules
-from games.live import broadcast, frames, held, parts, presence, push
+from games.live import broadcast, frames, held, parts, push
 from games.models import Table
 from games.pages import presenter
 from games.play import actions
 from games.play.state import load_state
-from games.storage import state_cache
+from games.storage import presence, state_cache
 from games.testing.scripted import play_script, scripted_round
 from tests.support.presence import every_seat_watching
 

@@ -17,11 +17,11 @@ from unittest import mock
 import pytest
 
 from games import rules
-from games.live import broadcast, presence
+from games.live import broadcast
 from games.models import Table
 from games.play import actions
 from games.play.state import load_state
-from games.storage import state_cache
+from games.storage import presence, state_cache
 from tests.support.presence import every_seat_watching
 
 from .helpers import bid_all, fresh, started_table

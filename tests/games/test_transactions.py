@@ -12,10 +12,11 @@ from unittest import mock
 import pytest
 from django.db import DatabaseError, connection, transaction
 
-from games.live import broadcast, presence
+from games.live import broadcast
 from games.models import Play, Trick
 from games.play import actions
 from games.play.state import load_state
+from games.storage import presence
 from games.storage.compiled_writes import save_fields
 from games.storage.transactions import NO_ROW
 from games.storage.transactions import action_transaction as one_transaction

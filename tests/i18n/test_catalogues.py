@@ -37,16 +37,16 @@ SAME_AS_ENGLISH = {
         "Options", "Pirate", "Skull King", "Kraken", "Date", "Table", "Score", "Place",
         "Pages", "Base", "Bonus", "Total", "total", "base", "bonus", "Message", "Actions",
         "scores", "%(points)s points", "%(suit)s %(rank)d", "%(suit)s %(rank)s", "phase",
-        "version", "table", "tables", "Scores",
+        "version", "table", "tables", "Scores", "Normal", "1 minute", "2 minutes",
     },
     "de": {
         "Skull King", "Kraken", "Tigress", "Bonus", "Lobby", "Chat", "offline",
         "%(suit)s %(rank)d", "%(suit)s %(rank)s", "%(card)s: +%(points)d",
-        "%(user)s: %(total)s in %(round)s",
+        "%(user)s: %(total)s in %(round)s", "Normal", "Computer %(n)s",
     },
     "es": {
         "Skull King", "Kraken", "Escape", "Chat", "Base", "base", "Total", "total",
-        "%(suit)s %(rank)d", "%(suit)s %(rank)s", "%(card)s: +%(points)d",
+        "%(suit)s %(rank)d", "%(suit)s %(rank)s", "%(card)s: +%(points)d", "Normal",
     },
 }  # fmt: skip
 

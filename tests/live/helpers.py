@@ -6,8 +6,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from games.live import presence
 from games.models import HandCard, Seat, Table
+from games.storage import presence
 from games.testing.factories import make_user, seated_table, session_cookie, started_table
 
 ORIGIN = b"http://testserver"
@@ -59,7 +59,7 @@ def hand_of(table: Table, user: Any) -> set[str]:
 
 
 def connections(table: Table, user: Any) -> int:
-    """The user's sockets at this table that count as open (games.live.presence)."""
+    """The user's sockets at this table that count as open (games.storage.presence)."""
     return presence.open_sockets(Seat.objects.get(table=table, user=user).pk)
 
 

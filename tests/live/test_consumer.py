@@ -20,9 +20,10 @@ from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 
 from config.asgi import application
-from games.live import broadcast, consumers, presence, push
+from games.live import broadcast, consumers, push
 from games.models import Play, Table
 from games.play import actions
+from games.storage import presence
 from games.testing import driver
 from tests.support.redis_server import private_redis_server
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from games.live import presence
+from games.storage import presence
 from tests.support import websocket
 from tests.support.servers import (
     HOST,

@@ -66,6 +66,11 @@ ACTIONS = (
     "leave",
     "join_get",
     "join_post",
+    # Computer players (issue 48)
+    "add_computer",
+    "remove_computer",
+    "hand_over",
+    "take_back",
 )
 IN_GAME = ("bidding", "playing", "trick_done", "round_done")
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -206,6 +211,16 @@ def form_for(action: str, table: Table, user: Any) -> dict[str, str]:
         data = {"confirm": "yes"}
     elif action == "invite":
         data = {}
+    elif action == "add_computer":
+        data["level"] = "normal"
+    elif action == "remove_computer":
+        # No computer sits at these tables: the host's own seat is not one to remove.
+        data["seat"] = str(table.seats.get(position=1).pk)
+    elif action == "hand_over":
+        # Nobody is away here (every table started moments ago).
+        data["seat"] = str(table.seats.get(position=2).pk)
+    elif action == "take_back":
+        data = {}
     return data
 
 
@@ -221,6 +236,10 @@ def url_for(action: str, table: Table) -> str:
         "chat": "post_chat",
         "invite": "rotate_invite",
         "leave": "leave_table",
+        "add_computer": "add_computer",
+        "remove_computer": "remove_computer",
+        "hand_over": "hand_over",
+        "take_back": "take_back",
     }
     if action in ("join_get", "join_post"):
         return reverse("join", args=[table.invite_token])
@@ -260,8 +279,16 @@ def expected(role: str, state: str, action: str) -> Cell:
     if action == "leave":
         return (409, False) if over else (303, True)
     is_host = role == "host"
-    if action in ("start", "invite", "next_trick", "next_round") and not is_host:
+    if action in ("hand_over", "take_back"):
+        # Nobody is away, no seat is handed over: refused for every player, as stale.
+        return (409, False)
+    host_only = ("start", "invite", "next_trick", "next_round", "add_computer", "remove_computer")
+    if action in host_only and not is_host:
         return (403, False)
+    if action == "add_computer":
+        return (303, True) if state == "waiting" else (409, False)
+    if action == "remove_computer":
+        return (404, False) if state == "waiting" else (409, False)
     if action == "start":
         return (303, True) if state == "waiting" else (409, False)
     if action == "invite":
@@ -408,6 +435,26 @@ def test_create_table(world: Any, role: str) -> None:
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("role", ROLES)
+def test_start_practice(world: Any, role: str) -> None:
+    """Issue 48: any logged-in user may practise; the game starts at once, theirs alone."""
+    user = world["users"][role]
+    before = Table.objects.count()
+    response = client_for(user, world).post(
+        reverse("start_practice"), {"computers": "3", "level": "strong"}
+    )
+    if role == "anonymous":
+        assert response.status_code == 302
+        assert response["Location"].startswith(reverse("login"))
+        assert Table.objects.count() == before
+        return
+    assert response.status_code == 303
+    created = Table.objects.latest("pk")
+    assert created.host == user and created.status == Table.Status.PLAYING
+    assert [s.computer for s in created.seats.order_by("position")] == ["", *["strong"] * 3]
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize("role", ["stranger", "seated", "host"])
 @pytest.mark.parametrize("action", ["table", "bid", "play", "chat", "leave", "start"])
 def test_unknown_table_is_a_404_that_changes_nothing(world: Any, role: str, action: str) -> None:
@@ -441,7 +488,11 @@ def test_actions_only_accept_post(world: Any, method: str, action: str) -> None:
 # CSRF on every POST
 # ---------------------------------------------------------------------------
 
-CSRF_ACTIONS = (*(a for a in ACTIONS if a not in ("table", "join_get")), "create")
+# Every POST with a path that accepts it here (removing a computer player, handing
+# over an away seat and taking a seat back have none at these tables: the matrix refuses
+# them, and their accepted paths are tests/games/test_computer_players.py's).
+NO_ACCEPTED_PATH = ("table", "join_get", "remove_computer", "hand_over", "take_back")
+CSRF_ACTIONS = (*(a for a in ACTIONS if a not in NO_ACCEPTED_PATH), "create", "practice")
 
 
 @pytest.mark.django_db
@@ -463,8 +514,12 @@ def test_every_post_needs_the_csrf_token(world: Any, action: str, htmx: bool) ->
         user = cell["users"]["seated"]
     client = client_for(user, world, enforce_csrf_checks=True)
     client.get(reverse("table", args=[table.pk]))  # the browser has the CSRF cookie...
-    url = reverse("create_table") if action == "create" else url_for(action, table)
-    data = {"ghost": "on"} if action == "create" else form_for(action, table, user)
+    if action == "create":
+        url, data = reverse("create_table"), {"ghost": "on"}
+    elif action == "practice":
+        url, data = reverse("start_practice"), {"computers": "2", "level": "easy"}
+    else:
+        url, data = url_for(action, table), form_for(action, table, user)
     extra = HTMX if htmx else {}
     before = snapshot()
     response = client.post(url, data, **extra)  # ...but the form has no token

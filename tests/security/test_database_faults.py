@@ -31,8 +31,9 @@ from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
-from games.live import broadcast, presence
+from games.live import broadcast
 from games.models import Bid, Table
+from games.storage import presence
 from tests.games.helpers import snapshot, started_table
 
 pytestmark = [

@@ -1,7 +1,7 @@
 """Sockets as presence sees them, for tests that record frames without opening one.
 
 A move renders frames only for the seats with an open socket (games.live.broadcast asks
-games.live.presence). Tests that check every seat's frame through a recording channel
+games.storage.presence). Tests that check every seat's frame through a recording channel
 layer mark every seat as watching first, with entries that outlive the test.
 """
 
@@ -11,7 +11,7 @@ from typing import Any
 
 from django.test import override_settings
 
-from games.live import presence
+from games.storage import presence
 
 
 def every_seat_watching(table: Any) -> None:

@@ -72,6 +72,13 @@ def start_server(
     With ``wait``, returns once the port listens (a server that does not is stopped).
     """
     args = ["-m", "config.serve", "--bind", HOST, "--port", str(port), *options]
+    # A server makes the computer's moves (the test process does not: tests/conftest.py),
+    # at once unless the test says otherwise.
+    env = {
+        "COMPUTER_MOVE_DELAY_MS": "0",
+        **env,
+        "COMPUTER_RUNNER": env.get("SERVER_COMPUTER_RUNNER", "1"),
+    }
     with log.open("ab") as out:  # the child keeps its own handle
         process = subprocess.Popen(
             [PYTHON, *args], cwd=ROOT, env=dict(env), stdout=out, stderr=subprocess.STDOUT

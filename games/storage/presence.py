@@ -8,6 +8,10 @@ anyone having to clean up. A seat is online while it has one unexpired entry.
 
 The entries live in Django's cache (Redis with several processes, so every
 process sees every socket; local memory with one).
+
+A seat is *away* once it has had no open socket for ``AWAY_AFTER_SECONDS``
+(issue 48): each touch and leave records when the seat was last seen, so the
+moment its last socket closed (or its process died) is known to every process.
 """
 
 from __future__ import annotations
@@ -58,6 +62,20 @@ def _key(seat_id: int) -> str:
     return f"presence:seat:{seat_id}"
 
 
+def _seen_key(seat_id: int) -> str:
+    return f"presence:seen:{seat_id}"
+
+
+#: How long "last seen" is kept: longer than any game.
+SEEN_KEPT_SECONDS = 7 * 24 * 3600
+DEFAULT_AWAY_AFTER_SECONDS = 60.0
+
+
+def away_after_seconds() -> float:
+    """How long a seat has no open socket before it is away (settings.AWAY_AFTER_SECONDS)."""
+    return float(getattr(settings, "AWAY_AFTER_SECONDS", DEFAULT_AWAY_AFTER_SECONDS))
+
+
 def _live(entries: dict[str, float] | None, now: float) -> dict[str, float]:
     return {name: until for name, until in (entries or {}).items() if until > now}
 
@@ -77,6 +95,7 @@ def touch(seat_id: int, socket_name: str) -> bool:
     was_live = socket_name in entries
     entries[socket_name] = now + _expiry()
     cache.set(_key(seat_id), entries, timeout=int(_expiry()) + 1)
+    cache.set(_seen_key(seat_id), now, timeout=SEEN_KEPT_SECONDS)
     return was_live
 
 
@@ -87,6 +106,7 @@ def leave(seat_id: int, socket_name: str) -> None:
     entries = _live(cache.get(_key(seat_id)), now)
     if entries.pop(socket_name, None) is None:
         return
+    cache.set(_seen_key(seat_id), now, timeout=SEEN_KEPT_SECONDS)
     if entries:
         cache.set(_key(seat_id), entries, timeout=int(_expiry()) + 1)
     else:
@@ -102,6 +122,29 @@ def online_seats(seat_ids: Iterable[int]) -> set[int]:
     now = time.time()
     found = cache.get_many([_key(i) for i in ids])
     return {i for i in ids if _live(found.get(_key(i)), now)}
+
+
+@_cosmetic(set())
+def away_seats(seat_ids: Iterable[int], since: float) -> set[int]:
+    """The seats among ``seat_ids`` with no open socket for ``AWAY_AFTER_SECONDS``.
+
+    ``since``: when a seat never seen at all began to be expected (its game's start,
+    epoch seconds). One cache round trip; none for no seat.
+    """
+    ids = list(seat_ids)
+    if not ids:
+        return set()
+    now = time.time()
+    found = cache.get_many([k for i in ids for k in (_key(i), _seen_key(i))])
+    limit = now - away_after_seconds()
+    away = set()
+    for i in ids:
+        if _live(found.get(_key(i)), now):
+            continue
+        entries_seen = found.get(_seen_key(i))
+        if (entries_seen if entries_seen is not None else since) <= limit:
+            away.add(i)
+    return away
 
 
 def listening_seats(seat_ids: Iterable[int]) -> set[int] | None:
