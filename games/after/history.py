@@ -1,7 +1,8 @@
 """A player's past games (finished, or cancelled after the start), newest first, paginated.
 
 Games waiting or in progress are never listed: nothing of a game in progress
-shows outside its table (R4). A page costs 5 queries whatever its length.
+shows outside its table (R4). A page costs 6 queries whatever its length (the sixth:
+for whom the computer made moves, issue 48).
 
 Finished score sheets (games played with real cards: games.sheets, seed 001) of a
 registered player are listed among them, marked ``with_cards``: the page is one
@@ -11,16 +12,16 @@ seats and final scores; a page holding sheets costs 2 more.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from django.core.paginator import Page, Paginator
-from django.db.models import CharField, F, Prefetch, Q, QuerySet, Value
+from django.db.models import CharField, Exists, F, OuterRef, Prefetch, Q, QuerySet, Value
 from django.db.models.functions import Coalesce
 
 from games import rules
-from games.models import RoundScore, Seat, Table
+from games.models import Bid, Play, RoundScore, Seat, Table
 from games.sheets.models import Sheet, SheetEntry, SheetPlayer
 
 PAGE_SIZE = 20
@@ -52,6 +53,8 @@ class HistoryEntry:
     sheet_token: str = ""  # its link
     short: bool = False  # a short game of 5 rounds
     with_computers: bool = False  # computer players sat at it: kept apart from the record
+    # The people for whom the computer made moves (away, or out of time).
+    stood_in_for: list[str] = field(default_factory=list)
 
 
 def past_tables(user: Any) -> QuerySet[Table]:
@@ -108,6 +111,7 @@ def history_page(
                 round__table_id__in=finished, round__number=rules.ROUNDS
             ).values_list("seat_id", "running_total")
         )
+    stood_in = _stood_in_for([t.pk for t in tables])
     entries = []
     for table in tables:
         table_seats = list(table.seats.all())
@@ -143,6 +147,7 @@ def history_page(
                 round_number=table.round_number,
                 can_replay=is_finished and any(s.user_id == viewer.pk for s in table_seats),
                 with_computers=any(s.is_computer for s in table_seats),
+                stood_in_for=[s.name for s in table_seats if s.pk in stood_in],
             )
         )
     sheet_ids = [pk for what, pk, _at in listed if what == "sheet"]
@@ -150,6 +155,18 @@ def history_page(
     order = {(what, pk): i for i, (what, pk, _at) in enumerate(listed)}
     entries.sort(key=lambda e: order[("sheet" if e.with_cards else "table", e.table_id)])
     return page, entries
+
+
+def _stood_in_for(table_ids: list[int]) -> set[int]:
+    """The people's seats of these tables for whom the computer made a move (one query)."""
+    if not table_ids:
+        return set()
+    by_computer = Q(by_computer=True, seat_id=OuterRef("pk"))
+    return set(
+        Seat.objects.filter(table_id__in=table_ids, computer="")
+        .filter(Exists(Play.objects.filter(by_computer)) | Exists(Bid.objects.filter(by_computer)))
+        .values_list("pk", flat=True)
+    )
 
 
 def _sheet_entries(user: Any, sheet_ids: list[int]) -> list[HistoryEntry]:

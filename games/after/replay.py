@@ -51,6 +51,8 @@ class ReplayPlayer:
     bid: int | None  # None for the ghost, which never bids (R8)
     won: int  # tricks won so far this round, the trick shown included
     hand: list[ReplayCard]
+    computer_level: str = ""  # a computer player's level (issue 48)
+    bid_by_computer: bool = False  # a person's bid the computer made (away, out of time)
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,7 @@ class ReplayPlay:
     is_ghost: bool
     is_you: bool
     is_winner: bool
+    by_computer: bool = False  # a person's card the computer played (away, out of time)
 
 
 @dataclass(frozen=True)
@@ -93,8 +96,16 @@ def steps(rounds: list[Round]) -> list[Step]:
     return [Step(r.number, t) for r in rounds for t in range(r.cards_dealt + 1)]
 
 
-def replay_trick(trick: Trick, plays: list[Play], of: int, names: Names, me: Seat) -> ReplayTrick:
-    """The one place that says what is shown of a played trick (reasons go here too)."""
+def replay_trick(
+    trick: Trick,
+    plays: list[Play],
+    of: int,
+    names: Names,
+    me: Seat,
+    computers: frozenset[int] = frozenset(),
+) -> ReplayTrick:
+    """The one place that says what is shown of a played trick (reasons go here too).
+    ``computers``: the computer players' seats (their own moves are not marked)."""
     winner_id = None if trick.destroyed_by else trick.winner_id
     ghost_won = trick.won_by_ghost and not trick.destroyed_by
     return ReplayTrick(
@@ -111,6 +122,7 @@ def replay_trick(trick: Trick, plays: list[Play], of: int, names: Names, me: Sea
                 is_winner=(p.seat_id is None)
                 if ghost_won
                 else (winner_id is not None and p.seat_id == winner_id),
+                by_computer=p.by_computer and p.seat_id not in computers,
             )
             for p in plays
         ],
@@ -148,7 +160,7 @@ def replay_context(table: Table, me: Seat, round_number: int, trick_number: int)
     for hand_card in HandCard.objects.filter(round=game_round).order_by("deal_order"):
         if hand_card.card not in played_before:
             hands.setdefault(hand_card.seat_id, []).append(hand_card.card)
-    bids = {b.seat_id: b.value for b in Bid.objects.filter(round=game_round)}
+    bids = {b.seat_id: b for b in Bid.objects.filter(round=game_round)}
     won: Counter[int | None] = Counter(
         None if t.won_by_ghost else t.winner_id
         for t in tricks
@@ -168,9 +180,11 @@ def replay_context(table: Table, me: Seat, round_number: int, trick_number: int)
             is_you=seat.pk == me.pk,
             is_dealer=seat.pk == game_round.dealer_id,
             is_opener=seat.pk == game_round.opener_id,
-            bid=bids.get(seat.pk),
+            bid=bids[seat.pk].value if seat.pk in bids else None,
             won=won[seat.pk],
             hand=hand_of(seat.pk),
+            computer_level=seat.get_computer_display() if seat.is_computer else "",
+            bid_by_computer=seat.pk in bids and bids[seat.pk].by_computer and not seat.is_computer,
         )
         for seat in seats
     ]
@@ -182,7 +196,12 @@ def replay_context(table: Table, me: Seat, round_number: int, trick_number: int)
     if trick_number:
         shown = tricks[trick_number - 1]
         trick = replay_trick(
-            shown, plays_by_trick.get(trick_number, []), game_round.cards_dealt, names, me
+            shown,
+            plays_by_trick.get(trick_number, []),
+            game_round.cards_dealt,
+            names,
+            me,
+            frozenset(seat.pk for seat in seats if seat.is_computer),
         )
 
     # The score sheet as it stood: a round's scores appear once its last trick is shown.

@@ -74,6 +74,9 @@ class PlayerView:
     computer_level: str = ""
     handed_over: bool = False
     away: bool = False
+    # This round's bid was made by the computer for this person (their clock ran out, or
+    # they were away): said once all bids are in, with the bid (R4).
+    bid_by_computer: bool = False
 
 
 @dataclass(frozen=True)
@@ -158,6 +161,8 @@ class PlayView:
     is_ghost: bool
     is_winner: bool
     is_winning: bool = False  # the trick is in progress and this card would win it now
+    # Played by the computer for a person (away, or out of time: issue 48): the table is told.
+    for_person: bool = False
 
 
 @dataclass(frozen=True)
@@ -434,6 +439,9 @@ def _players(
                 computer_level=seat.get_computer_display() if seat.is_computer else "",
                 handed_over=seat.handed_over,
                 away=seat.pk in away,
+                bid_by_computer=(
+                    bid is not None and revealed and bid.by_computer and not seat.is_computer
+                ),
             )
         )
     if state.uses_ghost:
@@ -467,6 +475,7 @@ def _trick(state: GameState, names: dict[int, str]) -> TrickView | None:
     progress = None
     if not trick.complete and state.plays:
         progress = explanations.in_progress(state.plays, names)
+    computers = {seat.pk for seat in state.seats if seat.is_computer}
     plays = [
         PlayView(
             key=seat_key(p.seat_id),
@@ -476,6 +485,7 @@ def _trick(state: GameState, names: dict[int, str]) -> TrickView | None:
             is_ghost=p.seat_id is None,
             is_winner=won and p.seat_id == winner_seat,
             is_winning=progress is not None and progress.winning_key == seat_key(p.seat_id),
+            for_person=p.by_computer and p.seat_id not in computers,
         )
         for p in state.plays
     ]
