@@ -5,6 +5,7 @@
     .venv/bin/python scripts/bench_live.py --tables 10 --processes 2 --affinity player
     .venv/bin/python scripts/bench_live.py --tables 10 --mode closed      # saturation
     .venv/bin/python scripts/bench_live.py --tables 50 --largest-frames frames/
+    .venv/bin/python scripts/bench_live.py --tables 1 10 50 --computers   # issue 48
 
 It needs PostgreSQL and Redis (BENCH_DATABASE_URL, default a database
 ``skullking_bench`` on 127.0.0.1, created and migrated if missing; BENCH_REDIS_URL,
@@ -37,6 +38,12 @@ ratios to the floor (``../shared/bench/floor/run.sh``, run in the same
 invocation with the same T and mode). ``--largest-frames DIR`` also writes, per T and
 move kind, the largest frame a socket received in the window
 (``DIR/T<t>-<kind>.html``): what makes a frame big is read there.
+
+``--computers``: half of each table's seats are computer players (Normal, issue 48),
+moving as soon as they may (``COMPUTER_MOVE_DELAY_MS=0``: the most load they can
+give), made by the server's own runner; the people's moves are timed as above (to
+the last of the people's sockets), and the server's CPU and SQL are divided by every
+move of the window, the computers' included (the tables' versions tell them).
 """
 
 from __future__ import annotations
@@ -76,6 +83,7 @@ CSRF_HEADER = re.compile(r'"X-CSRFToken": "([^"]+)"')
 
 def django_setup(database_url: str, redis_url: str) -> None:
     os.environ["DJANGO_DEBUG"] = "0"  # seating the tables renders frames too
+    os.environ["COMPUTER_MOVE_DELAY_MS"] = "0"  # tables played up to a round (--computers)
     os.environ["DATABASE_URL"] = database_url
     os.environ["REDIS_URL"] = redis_url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -125,7 +133,9 @@ def start_rounds(count: int, from_round: str) -> list[int]:
     return [1 + (rules.ROUNDS * t + rules.ROUNDS // 2) // count for t in range(count)]
 
 
-def seat_tables(count: int, run: str, rounds: list[int], seed: int) -> list[Seated]:
+def seat_tables(
+    count: int, run: str, rounds: list[int], seed: int, computers: int = 0
+) -> list[Seated]:
     """``count`` tables of 4 seated players (the shared factories), each with a session.
 
     A table played from round 1 is started by its host through the server
@@ -143,16 +153,53 @@ def seat_tables(count: int, run: str, rounds: list[int], seed: int) -> list[Seat
     tables = []
     for t in range(count):
         table, users = factories.seated_table(
-            PLAYERS, ghost=False, seed=None, prefix=f"b{run}t{t}-"
+            PLAYERS - computers, ghost=False, seed=None, prefix=f"b{run}t{t}-"
         )
+        for _n in range(computers):
+            table = actions.add_computer(users[0], table.pk, table.version, "normal")
         started = rounds[t] > 1
         if started:
             table = actions.start_game(users[0], table.pk, table.version)
             done = driver.at_phase(Table.Phase.BIDDING, rounds[t])
-            driver.play_until(table, random.Random(seed + t), done=done)
+            if computers:
+                play_with_computers(table, random.Random(seed + t), done)
+            else:
+                driver.play_until(table, random.Random(seed + t), done=done)
         cookies = [factories.session_cookie(u) for u in users]
         tables.append(Seated(table.pk, 0, cookies, started))
     return tables
+
+
+def play_with_computers(table: Any, rng: random.Random, done: Any) -> None:
+    """Play up to ``done`` through the actions: the computers' moves by the computer
+    (games.computer.moves), the people's by the shared random-move chooser."""
+    from games.computer import moves
+    from games.models import Table
+    from games.play.state import load_state
+    from games.testing import driver
+
+    while not done(table := Table.objects.get(pk=table.pk)):
+        if moves.run_due():
+            continue
+        state = load_state(table)
+        for seat in state.seats:
+            host_move = table.phase in (Table.Phase.TRICK_DONE, Table.Phase.ROUND_DONE)
+            if seat.is_computer or (host_move and seat.user_id != table.host_id):
+                continue
+            move = driver.choose_move(rng, driver.options_of(state, seat))
+            if move is not None:
+                driver.apply_move(table, seat.user, move)
+                break
+
+
+def versions(tables: list[Seated]) -> int:
+    """The sum of the tables' versions: every move bumps its table's by one."""
+    from django.db.models import Sum
+
+    from games.models import Table
+
+    ids = [seated.table_id for seated in tables]
+    return Table.objects.filter(pk__in=ids).aggregate(total=Sum("version"))["total"] or 0
 
 
 async def start_game(seated: Seated, players: list[Player]) -> None:
@@ -511,6 +558,9 @@ async def run_table_stack(
         for n, (s, ps) in enumerate(zip(tables, everyone, strict=True))
     ]
     await asyncio.sleep(args.warmup)
+    from asgiref.sync import sync_to_async
+
+    every_move0 = await sync_to_async(versions)(tables) if args.computers else 0
     cpu0 = {s.port: s.cpu_seconds() for s in servers}
     queries0 = sum(s.queries() for s in servers)
     connections0 = sum(s.connections() for s in servers)
@@ -520,6 +570,7 @@ async def run_table_stack(
     stats.measuring = False
     window = time.perf_counter() - started
     cpu = sum(s.cpu_seconds() - cpu0[s.port] for s in servers)
+    every_move = (await sync_to_async(versions)(tables) - every_move0) if args.computers else 0
     await asyncio.sleep(0.6)  # the query counter is written twice a second
     queries = sum(s.queries() for s in servers) - queries0
     connections = sum(s.connections() for s in servers) - connections0
@@ -534,7 +585,9 @@ async def run_table_stack(
         folder.mkdir(parents=True, exist_ok=True)
         for kind, (_size, text) in sorted(stats.largest.items()):
             (folder / f"T{t}-{kind}.html").write_text(text)
-    moves = max(stats.moves, 1)
+    # With computer players, the server also made their moves: CPU and SQL per move
+    # count every move of the window (its tables' versions), not only those timed here.
+    moves = max(every_move or stats.moves, 1)
     return {
         "stack": "table",
         "T": t,
@@ -544,7 +597,9 @@ async def run_table_stack(
         "mode": args.mode,
         "from_round": args.from_round,
         "window_s": round(window, 1),
+        "computers": args.computers,
         "moves": stats.moves,
+        "every_move": every_move or stats.moves,
         "moves_per_s": round(stats.moves / window, 1),
         "all": summary_ms([v for vs in stats.latency.values() for v in vs]),
         "per_kind": {kind: summary_ms(vs) for kind, vs in sorted(stats.latency.items())},
@@ -626,6 +681,11 @@ def main() -> None:
     )
     parser.add_argument("--no-floor", action="store_true")
     parser.add_argument(
+        "--computers",
+        action="store_true",
+        help="half of each table's seats are computer players (Normal), moving at once",
+    )
+    parser.add_argument(
         "--largest-frames",
         metavar="DIR",
         help="write the largest frame of each move kind to DIR/T<t>-<kind>.html",
@@ -651,12 +711,14 @@ def main() -> None:
         "REDIS_URL": redis_url,
         "DJANGO_DEBUG": "0",
         "LOG_LEVEL": "WARNING",
+        "COMPUTER_MOVE_DELAY_MS": "0",
     }
     rows = []
     with tempfile.TemporaryDirectory() as scratch:
         for t in args.tables:
             rounds = start_rounds(t, args.from_round)
-            tables = seat_tables(t, f"{int(time.time())}{t}", rounds, args.seed)
+            computers = PLAYERS // 2 if args.computers else 0
+            tables = seat_tables(t, f"{int(time.time())}{t}", rounds, args.seed, computers)
             servers = start_servers(args.processes, args.server, env, Path(scratch), args.pin)
             try:
                 ours = asyncio.run(run_table_stack(args, tables, servers))
