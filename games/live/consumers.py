@@ -226,6 +226,9 @@ class TableConsumer(AsyncWebsocketConsumer):
             self.seen_version = max(self.seen_version, version)
         if "seats" in event.get("regions", ()):
             self.shown_online = None  # the seat list came with its own marks
+        if "seat_ids" in event:
+            # The seats the page shows from now on: its presence marks are theirs alone.
+            self.seat_ids = tuple(event["seat_ids"])
         await self.send(text_data=event["html"])
 
     async def table_resync(self, event: dict[str, Any]) -> None:
@@ -251,11 +254,12 @@ class TableConsumer(AsyncWebsocketConsumer):
         await self.refuse(CLOSE_NOT_SEATED)
 
     async def table_presence(self, event: dict[str, Any]) -> None:
+        """Another socket opened or closed. Its seat list may be older or newer than the
+        one this page shows (the frames' order differs between sockets): the marks sent
+        are for this page's seats (``seat_ids``, kept by its own frames and snapshots)."""
         if self.seat_id is None:
             return
-        seat_ids = tuple(event.get("seat_ids", self.seat_ids))
-        self.seat_ids = seat_ids
-        await self.show_presence(set(event.get("online", ())))
+        await self.show_presence(set(event.get("online", ())) & set(self.seat_ids))
 
     # -- sending ------------------------------------------------------------------------
 
@@ -263,18 +267,17 @@ class TableConsumer(AsyncWebsocketConsumer):
         """Render every region for this user and send it; False if the seat is gone."""
         async with self.sending:
             try:
-                html, version = await database_sync_to_async(push.snapshot)(
-                    self.table_id, self.user
-                )
+                snapshot = await database_sync_to_async(push.snapshot)(self.table_id, self.user)
             except push.Refused as refused:
                 # Left the table (before the start) or the table was deleted: stop here.
                 await self.refuse(refused.code)
                 return False
-            self.snapshot_version = version
-            self.seen_version = max(self.seen_version, version)
+            self.snapshot_version = snapshot.version
+            self.seen_version = max(self.seen_version, snapshot.version)
             self.snapshot_at = time.monotonic()
             self.shown_online = None
-            await self.send(text_data=html)
+            self.seat_ids = snapshot.seat_ids
+            await self.send(text_data=snapshot.html)
             return True
 
     async def announce_presence(self, online: set[int]) -> None:
@@ -282,7 +285,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         try:
             await self.channel_layer.group_send(
                 group_name(self.table_id),
-                {"type": "table.presence", "online": sorted(online), "seat_ids": self.seat_ids},
+                {"type": "table.presence", "online": sorted(online)},
             )
         except Exception:
             # Presence is cosmetic; the next heartbeat shows it right.

@@ -53,8 +53,18 @@ def open_socket(table_id: int, user: Any, socket_name: str) -> Opened:
     return Opened(seat_id=mine, seat_ids=tuple(pk for pk, _user, computer in seats if not computer))
 
 
-def snapshot(table_id: int, user: Any) -> tuple[str, int]:
-    """Every region of the table for ``user``, and its version (Refused if not seated)."""
+@dataclass(frozen=True)
+class Snapshot:
+    """Every region of the table for one user, its version, and the seats its seat list
+    shows a presence mark for (the people's)."""
+
+    html: str
+    version: int
+    seat_ids: tuple[int, ...]
+
+
+def snapshot(table_id: int, user: Any) -> Snapshot:
+    """Every region of the table for ``user`` (Refused if not seated)."""
     table = Table.objects.select_related("host", "cancelled_by").filter(pk=table_id).first()
     if table is None:
         raise Refused(CLOSE_NO_TABLE)
@@ -62,7 +72,8 @@ def snapshot(table_id: int, user: Any) -> tuple[str, int]:
     seat = state.seat_of(user.pk)
     if seat is None:
         raise Refused(CLOSE_NOT_SEATED)
-    return frames.render_snapshot(state, seat), table.version
+    people = tuple(s.pk for s in state.seats if not s.computer)
+    return Snapshot(frames.render_snapshot(state, seat), table.version, people)
 
 
 @dataclass(frozen=True)

@@ -326,6 +326,43 @@ async def test_player_who_leaves_a_waiting_table_is_disconnected() -> None:
     await bert_sock.disconnect()
 
 
+async def test_presence_marks_follow_the_seat_list_the_page_shows() -> None:
+    """R11: cleo leaves the waiting table. A presence update that still names her seat (a
+    socket that had not yet seen her go, racing the frame) marks only the seats anne's
+    page shows: a mark for a seat no longer there is an htmx error (oobErrorNoTarget).
+    A player who joins gets a mark with the frame that seats them."""
+    game = await db(make_game)(("anne", "bert", "cleo"), start=False)
+    table, cleo = game.table, game.users[2]
+    cleo_seat = await db(lambda: table.seats.get(user=cleo).pk)()
+    anne_sock = await open_socket(table.pk, game.cookies[0])
+    await drain(anne_sock)
+
+    await db(actions.leave_table)(cleo, table.pk)
+    left = await drain(anne_sock)
+    assert not any(f"presence-seat-{cleo_seat}" in f for f in left)
+    seat_ids = [s.pk for s in await db(lambda: list(table.seats.all()))()]
+    stale = sorted([*seat_ids, cleo_seat])
+    await get_channel_layer().group_send(
+        broadcast.group_name(table.pk),
+        {"type": "table.presence", "online": stale, "seat_ids": stale},
+    )
+    marks = await drain(anne_sock)
+    assert marks and not any(f"presence-seat-{cleo_seat}" in f for f in marks)
+    assert all(f"presence-seat-{pk}" in "".join(marks) for pk in seat_ids)
+
+    dora = await db(make_user)("dora")
+    await db(actions.join_table)(dora, table.invite_token)
+    joined = "".join(await drain(anne_sock))
+    dora_seat = await db(lambda: table.seats.get(user=dora).pk)()
+    assert f'id="presence-seat-{dora_seat}"' in joined
+    await get_channel_layer().group_send(
+        broadcast.group_name(table.pk),
+        {"type": "table.presence", "online": [*seat_ids, dora_seat]},
+    )
+    assert f'id="presence-seat-{dora_seat}"' in "".join(await drain(anne_sock))
+    await anne_sock.disconnect()
+
+
 async def test_huge_table_ids_close_with_4404_like_any_unknown_table() -> None:
     """Issue 15: an id of 2**63 or more overflowed the database driver (1011, retried)."""
     game = await db(make_game)()
