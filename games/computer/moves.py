@@ -20,7 +20,7 @@ from django.utils import timezone
 from games.computer.seat_views import view_of
 from games.models import Seat, Table
 from games.play import actions, turns
-from games.play.state import GameState, load_state
+from games.play.state import GameState, load_shown_state
 from games.rules.computer import Level, decide_bid, decide_card
 
 log = logging.getLogger(__name__)
@@ -65,7 +65,7 @@ def make_due_moves(table_id: int) -> int:
         table = Table.objects.filter(pk=table_id, status=Table.Status.PLAYING).first()
         if table is None:
             break
-        state = load_state(table)
+        state = load_shown_state(table)
         due = turns.due_now(state, timezone.now())
         if not due:
             break

@@ -12,7 +12,7 @@ from typing import Any
 
 from games.live import frames
 from games.models import MAX_DB_ID, Seat, Table
-from games.play.state import load_state
+from games.play.state import load_shown_state
 from games.storage import presence
 
 
@@ -68,7 +68,7 @@ def snapshot(table_id: int, user: Any) -> Snapshot:
     table = Table.objects.select_related("host", "cancelled_by").filter(pk=table_id).first()
     if table is None:
         raise Refused(CLOSE_NO_TABLE)
-    state = load_state(table)
+    state = load_shown_state(table)
     seat = state.seat_of(user.pk)
     if seat is None:
         raise Refused(CLOSE_NOT_SEATED)

@@ -32,7 +32,7 @@ from games.after.rematch import Proposal, read_proposal, rematch_context
 from games.models import MAX_SEATS, ChatMessage, ComputerLevel, Seat, Table
 from games.pages import explanations, links
 from games.play import hosting, turns
-from games.play.state import GameState, load_state
+from games.play.state import GameState, load_shown_state
 from games.storage import presence
 from games.templatetags.cards import card_name, hand_button
 
@@ -823,7 +823,7 @@ def table_context(
 
     Raises NotSeated if the user has no seat at the table.
     """
-    state = state or load_state(table)
+    state = state or load_shown_state(table)
     me = state.seat_of(getattr(user, "pk", None))
     if me is None:
         raise NotSeated

@@ -185,6 +185,27 @@ def load_state(table: Table, seats: list[Seat] | None = None) -> GameState:
     return state
 
 
+def load_shown_state(table: Table) -> GameState:
+    """The game as one version left it, read without the table's lock: for what a page
+    or a socket's snapshot shows.
+
+    Each read sees the newest commit, so a move committed between the table row and
+    the plays would show that move under the older version: the page's next POST then
+    gets a needless 409 (computer players move often enough for a person to meet it).
+    The version is read again after the rest; if it moved on, everything is read again.
+    """
+    for _attempt in range(3):
+        state = load_state(table)
+        now = Table.objects.filter(pk=table.pk).values_list("version", flat=True).first()
+        if now is None or now == table.version:
+            break
+        fresh = Table.objects.select_related("host", "cancelled_by").filter(pk=table.pk).first()
+        if fresh is None:
+            break
+        table = fresh
+    return state
+
+
 # The reads of load_state, compiled once (games.storage.compiled): every move makes them.
 SEATS = CompiledRead(
     Seat,

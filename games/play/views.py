@@ -33,7 +33,7 @@ from games.live import broadcast, frames
 from games.models import MAX_DB_ID, MAX_SEATS, ChatMessage, Table
 from games.pages import presenter, regions
 from games.play import actions, forms, lobby
-from games.play.state import load_state
+from games.play.state import load_shown_state, load_state
 
 # One line per refused action: its status, the posted version and the reason, so a
 # 409 in the access log can be told apart (stale page, not your turn, wrong phase).
@@ -117,7 +117,7 @@ def _fail(request: HttpRequest, table_id: int, message: str, status: int) -> Htt
 
 def _refusal_frame(request: HttpRequest, table: Table, message: str, status: int) -> HttpResponse:
     """A refused action's htmx answer: the actor's whole table and the reason, out of band."""
-    state = load_state(table)
+    state = load_shown_state(table)
     seat = state.seat_of(request.user.pk)
     if seat is None:
         return _not_seated(request)

@@ -297,8 +297,9 @@ def test_a_move_renders_frames_only_for_the_seats_that_watch(
     ):
         table = random_move(table, random.Random(11))
     assert [group for group, _ in layer.sent] == [broadcast.user_group(table.pk, anne.pk)]
-    html, version = push.snapshot(table.pk, bert)
-    assert version == table.version and f'data-version="{version}"' in html
+    snapshot = push.snapshot(table.pk, bert)
+    assert snapshot.version == table.version
+    assert f'data-version="{snapshot.version}"' in snapshot.html
 
 
 def test_a_cache_that_cannot_tell_who_watches_sends_every_seat_its_frame(

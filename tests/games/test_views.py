@@ -668,8 +668,9 @@ def _table_page(players: int, prefix: str) -> tuple[Client, str]:
 
 
 # The user (1; the session comes from the cache: cached_db), the table (1),
-# load_state (7), chat (1).
-TABLE_PAGE_QUERIES = 10
+# load_state (7), the table's version read again after it (1: games.play.state
+# load_shown_state), chat (1).
+TABLE_PAGE_QUERIES = 11
 
 
 @pytest.mark.parametrize("players", [2, 6])
@@ -688,3 +689,25 @@ def test_table_page_queries_same_at_2_and_6_players():
             assert client.get(url).status_code == 200
         counts.append(len(queries))
     assert counts[0] == counts[1]
+
+
+def test_a_page_read_while_a_move_commits_shows_it_under_its_version(monkeypatch):
+    """R4/R5: a page is read without the table's lock. A bid committed after the table
+    row was read but before the bids were: the page must not show that bid under the
+    older version (its next POST would get a needless 409), nor lose it."""
+    from games.play import state as state_module
+
+    table, users = started_table(make_users(3), ghost=False, seed=4)
+    real_load_state = state_module.load_state
+    moved: list[int] = []
+
+    def a_bid_lands_meanwhile(read_table, seats=None):
+        if not moved:
+            moved.append(actions.place_bid(users[1], table.pk, table.version, 0).version)
+        return real_load_state(read_table, seats)
+
+    monkeypatch.setattr(state_module, "load_state", a_bid_lands_meanwhile)
+    html = client_for(users[0]).get(table_url(table)).content.decode()
+    assert moved == [table.version + 1]
+    assert set(re.findall(r'data-version="(\d+)"', html)) == {str(moved[0])}
+    assert "data-has-bid" in seat_entry(html, Seat.objects.get(table=table, user=users[1]))

@@ -516,10 +516,10 @@ async def test_a_move_made_while_a_snapshot_is_on_its_way_follows_it(
     real_snapshot = push.snapshot
     moved: list[int] = []
 
-    def snapshot_then_a_move(table_id: int, user: Any) -> tuple[str, int]:
+    def snapshot_then_a_move(table_id: int, user: Any) -> push.Snapshot:
         answer = real_snapshot(table_id, user)
         if not moved:
-            bid = actions.place_bid(game.users[1], table.pk, answer[1], 0)
+            bid = actions.place_bid(game.users[1], table.pk, answer.version, 0)
             moved.append(bid.version)
         return answer
 
