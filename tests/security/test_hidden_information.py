@@ -1,4 +1,5 @@
-"""Hidden information (R4, R8): whole games through the real views AND a websocket per player.
+"""Hidden information (R4, R8): whole games through the real views AND a websocket per player
+(people only, and people with computer players and a seat handed to the computer).
 
 Every player has a Django client (posting the forms as a browser would: some
 with ``HX-Request: true``, the others as plain POSTs followed by the redirect)
@@ -272,18 +273,7 @@ async def test_no_hand_and_no_early_bid_reaches_another_player(
     ids = await sync_to_async(seat_ids)(table_id)
     for player in players:
         player.seat_id = ids[player.user.pk]
-        cookie = f"sessionid={player.client.cookies['sessionid'].value}"
-        player.socket = WebsocketCommunicator(
-            _application(),
-            f"/ws/tables/{table_id}/",
-            headers=[
-                (b"origin", b"http://testserver"),
-                (b"host", b"testserver"),
-                (b"cookie", cookie.encode()),
-            ],
-        )
-        connected, _ = await player.socket.connect(timeout=5)
-        assert connected
+        await connect(player, table_id)
     try:
         await settle(rec, players, table_id)
         version = (await Table.objects.aget(pk=table_id)).version
@@ -327,6 +317,146 @@ async def test_no_hand_and_no_early_bid_reaches_another_player(
     assert all(p.received >= moves for p in players)
     assert rec.reveals_seen > 0
     assert rec.checked > moves * humans
+
+
+async def connect(player: Player, table_id: int) -> None:
+    cookie = f"sessionid={player.client.cookies['sessionid'].value}"
+    player.socket = WebsocketCommunicator(
+        _application(),
+        f"/ws/tables/{table_id}/",
+        headers=[
+            (b"origin", b"http://testserver"),
+            (b"host", b"testserver"),
+            (b"cookie", cookie.encode()),
+        ],
+    )
+    connected, _ = await player.socket.connect(timeout=5)
+    assert connected
+
+
+def one_computer_move(table_id: int) -> bool:
+    """The first computer move due at the table, made as the server's runner makes it
+    (games.computer.moves: from that seat's view, through the action); False: none due."""
+    from django.utils import timezone
+
+    from games.computer import moves
+    from games.play import turns
+    from games.play.state import load_state
+
+    state = load_state(Table.objects.get(pk=table_id))
+    due = turns.due_now(state, timezone.now())
+    if not due:
+        return False
+    moves.make_move(state, due[0])
+    return True
+
+
+@pytest.mark.parametrize(
+    "rounds",
+    [
+        pytest.param(3, id="rounds-1-3"),
+        pytest.param(10, id="complete", marks=pytest.mark.thorough),
+    ],
+)
+async def test_no_hand_and_no_early_bid_reaches_anyone_at_a_table_with_computer_players(
+    rounds: int, settings: Any
+) -> None:
+    """Issue 48: three people and two computer players (Easy, Strong), seated by the host.
+    After round 1 cleo closes her page and her seat is handed to the computer; in round 3
+    she comes back and takes it. No frame or page of anyone shows another seat's hand, a
+    computer's included, nor a bid before all are in (R4), whoever made the move."""
+    settings.AWAY_AFTER_SECONDS = 0  # a seat with no page open is away at once
+    await get_channel_layer().flush()
+    rng = random.Random(48)
+    rec = Recorder()
+    users = await sync_to_async(make_users)(3)
+    players: list[Player] = []
+    for index, user in enumerate(users):
+        client = AsyncClient(raise_request_exception=True)
+        await client.aforce_login(user)
+        players.append(Player(index, user, 0, client, htmx=index % 2 == 0))
+    host, cleo = players[0], players[2]
+    response = await host.client.post(reverse("create_table"), {})
+    table_id = player_table(response["Location"])
+    table = await Table.objects.aget(pk=table_id)
+    for player in players[1:]:
+        assert (
+            await player.client.post(reverse("join", args=[table.invite_token]))
+        ).status_code == 303
+    await record_truth(rec, table_id)
+    for level in ("easy", "strong"):
+        version = (await Table.objects.aget(pk=table_id)).version
+        await post(
+            rec,
+            host,
+            reverse("add_computer", args=[table_id]),
+            {"version": str(version), "level": level},
+        )
+    ids = await sync_to_async(seat_ids)(table_id)
+    for player in players:
+        player.seat_id = ids[player.user.pk]
+        await connect(player, table_id)
+    present = list(players)
+    computer_moves = 0
+    try:
+        await settle(rec, present, table_id)
+        version = (await Table.objects.aget(pk=table_id)).version
+        await post(rec, host, reverse("start_game", args=[table_id]), {"version": str(version)})
+        await settle(rec, present, table_id)
+        by_user = {p.user.pk: p for p in players}
+        while True:
+            table = await Table.objects.aget(pk=table_id)
+            if table.round_number > rounds or (
+                table.round_number == rounds and table.phase == Table.Phase.ROUND_DONE
+            ):
+                break
+            if table.round_number == 2 and cleo in present and table.phase == Table.Phase.BIDDING:
+                # cleo closes her page; the host hands her seat to the computer.
+                assert cleo.socket is not None
+                await cleo.socket.disconnect()
+                present.remove(cleo)
+                form = {"version": str(table.version), "seat": str(cleo.seat_id)}
+                await post(rec, host, reverse("hand_over", args=[table_id]), form)
+                await settle(rec, present, table_id)
+                continue
+            if table.round_number == 3 and cleo not in present:
+                # cleo opens the table again and takes her seat back (the page's load).
+                page = await cleo.client.get(reverse("table", args=[table_id]))
+                check(rec, cleo, page.content.decode(), "GET table")
+                await post(rec, cleo, reverse("take_back", args=[table_id]), {})
+                await connect(cleo, table_id)
+                present.append(cleo)
+                await settle(rec, present, table_id)
+                continue
+            if await sync_to_async(one_computer_move)(table_id):
+                computer_moves += 1
+                await record_truth(rec, table_id)
+                await settle(rec, present, table_id)
+                continue
+            move = await sync_to_async(next_move)(table_id, rng)
+            if move is None:
+                break
+            user_id, action, form = move
+            actor = by_user.get(user_id)
+            assert actor is not None, f"a computer's move was not due: {action}"
+            await post(rec, actor, reverse(action, args=[table_id]), form)
+            await settle(rec, present, table_id)
+        await asyncio.gather(*(drain_rest(rec, p) for p in present))
+    finally:
+        for player in players:
+            if player.socket is not None:
+                await player.socket.disconnect()
+
+    assert not rec.leaks, "\n".join(rec.leaks[:20])
+    # Real: the computers played (their seats and cleo's), the bids were seen revealed.
+    assert computer_moves > 2 * sum(range(1, rounds + 1))
+    assert rec.reveals_seen > 0
+    bids = await sync_to_async(
+        lambda: set(
+            Bid.objects.filter(seat_id=cleo.seat_id).values_list("round__number", "by_computer")
+        )
+    )()
+    assert bids == {(1, False), (2, True), *((n, False) for n in range(3, rounds + 1))}
 
 
 def _application() -> Any:
