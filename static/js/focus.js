@@ -3,7 +3,8 @@
  * 1. Morphing swaps (static/vendor/idiomorph, hx-swap-oob="morph") update the
  *    regions in place. Two things of the viewer's own are kept from the new HTML,
  *    which never carries them: an open <details> (the Tigress choice, "Leave the
- *    game…") stays open, and the chat box keeps its half-typed message.
+ *    game…") stays open, the chat box keeps its half-typed message, and a drop-down
+ *    the viewer changed keeps their choice.
  * 2. After your own action (an htmx request from this page) focus lands on the
  *    next sensible control: a playable card, a bid, the host's "Next trick" /
  *    "Next round" / "Start game"; else your hand, so Tab reaches your cards.
@@ -24,12 +25,19 @@
     // (Not idiomorph's ignoreActiveValue: it leaves the focused element's children
     // alone whatever it is, so a just-clicked button kept its old words while its
     // form became another: "Propose a rematch" posting a withdrawal.)
+    // A choice the viewer made in a drop-down (a computer player's level) is theirs too,
+    // focused or not: a push between choosing and pressing "Add" put back the default.
     callbacks.beforeNodeMorphed = function (oldNode) {
       if (oldNode.nodeType !== 1) return true;
       if (oldNode.id === "chat-text") return false;
+      if (oldNode.tagName === "SELECT" && oldNode.hasAttribute("data-chosen")) return false;
       return !(oldNode === document.activeElement && /^(INPUT|TEXTAREA|SELECT)$/.test(oldNode.tagName));
     };
   }
+  document.addEventListener("change", function (evt) {
+    var el = evt.target;
+    if (el && el.tagName === "SELECT" && el.closest(".table-page")) el.setAttribute("data-chosen", "");
+  });
 
   // The next sensible control, in order of what a player does next.
   var NEXT = [

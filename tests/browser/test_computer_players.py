@@ -402,9 +402,18 @@ def test_two_people_and_two_computers(open_player: OpenPlayer, rounds: int) -> N
     button(host.page, "Create table").click()
     table_id = table_id_of(host)
     expect(host.page.locator("#invite-link")).to_be_visible()
+    link = host.page.locator("#invite-link").input_value()
     for level, label in (("easy", "Easy"), ("strong", "Strong")):
         seats = host.page.locator("#seats [data-computer]").count()
         host.page.select_option("#computer-level", level)
+        if level == "easy":
+            # The guest joins between the host's choice and "Add": the push that seats
+            # the guest on the host's page keeps the level the host chose.
+            guest.goto(link)
+            button(guest.page, "Join this table").click()
+            expect(guest.page).to_have_url(re.compile(rf"/tables/{table_id}/$"))
+            expect(host.page.locator("#seats")).to_contain_text(guest.name)
+            expect(host.page.locator("#computer-level")).to_have_value("easy")
         press(host, host.page.locator('#controls form[hx-post$="/computers/add/"] [type="submit"]'))
         expect(host.page.locator("#seats [data-computer]")).to_have_count(seats + 1)
         expect(host.page.locator("#seats [data-computer]").nth(seats)).to_have_text(
@@ -412,10 +421,6 @@ def test_two_people_and_two_computers(open_player: OpenPlayer, rounds: int) -> N
         )
         no_refusal(host)
 
-    link = host.page.locator("#invite-link").input_value()
-    guest.goto(link)
-    button(guest.page, "Join this table").click()
-    expect(guest.page).to_have_url(re.compile(rf"/tables/{table_id}/$"))
     people = [host, guest]
     for p in people:
         expect(p.page.locator("#seats")).to_contain_text(guest.name)
