@@ -8,7 +8,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from . import ratelimit
-from .forms import SignUpForm
+from .forms import EmailForm, SignUpForm
 
 
 def _safe_next(request: HttpRequest) -> str | None:
@@ -42,5 +42,38 @@ def signup(request: HttpRequest) -> HttpResponse:
         request,
         "registration/signup.html",
         {"form": form, "next": _safe_next(request) or ""},
+        status=status,
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def profile(request: HttpRequest) -> HttpResponse:
+    """The logged-in user's account: their e-mail address (for password resets, issue 49)
+    and the way to their password and their statistics."""
+    user = request.user
+    # Read before the form validates: a ModelForm changes its instance as it does.
+    saved: str = getattr(user, "email", "")
+    form = EmailForm(request.POST if request.method == "POST" else None, instance=user)
+    status, refusal = 200, ""
+    if request.method == "POST":
+        # Every POST counts, as at sign-up: the password on this form cannot be guessed
+        # faster than at log-in.
+        if not ratelimit.hit("profile", str(user.pk), 10, ratelimit.HOUR):
+            # Not validated: whether the password was right stays unknown.
+            form = EmailForm(initial={"email": saved})
+            status, refusal = 429, _("Too many attempts. Try again later.")
+        elif form.is_valid():
+            form.save()
+            if form.cleaned_data["email"]:
+                messages.success(request, _("Your e-mail address was saved."))
+            else:
+                messages.success(request, _("Your e-mail address was removed."))
+            return redirect("profile")
+        else:
+            status = 400
+    return render(
+        request,
+        "registration/profile.html",
+        {"form": form, "saved_email": saved, "refusal": refusal},
         status=status,
     )

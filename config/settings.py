@@ -9,6 +9,8 @@ runs on the embedded default (SQLite, in-memory channel layer, one process):
                 the cache and the channel layer never share a database)
 - DJANGO_ENV=production  turns DEBUG off and requires SECRET_KEY and ALLOWED_HOSTS
 - LOG_LEVEL (INFO), LOG_FORMAT (text, or json for one JSON object per line)
+- EMAIL_HOST (SMTP, with EMAIL_PORT, EMAIL_HOST_USER, EMAIL_HOST_PASSWORD,
+                EMAIL_USE_TLS, DEFAULT_FROM_EMAIL); else the console, or EMAIL_FILE_PATH
 """
 
 import os
@@ -244,6 +246,45 @@ AXES_RESET_ON_SUCCESS = True
 # club of 30 join in an evening from one address, mistakes included.
 SIGNUP_RATE_LIMIT = int(os.environ.get("SIGNUP_RATE_LIMIT", "50"))
 SIGNUP_DAILY_LIMIT = int(os.environ.get("SIGNUP_DAILY_LIMIT", "120"))
+
+# E-mail: only the password-reset mail (issue 49), through Django 6.1's MAILERS (the
+# EMAIL_* settings are deprecated there; the environment keeps their familiar names).
+# The console by default (the mail shows in the server's output: development needs
+# no mail server); EMAIL_HOST switches to SMTP (production), EMAIL_FILE_PATH to one
+# file per mail in that directory (the browser tests read the reset link from it).
+smtp_host = os.environ.get("EMAIL_HOST", "")  # lower case: not a (deprecated) setting
+if smtp_host:
+    MAILERS = {
+        "default": {
+            "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+            "OPTIONS": {
+                "host": smtp_host,
+                "port": int(os.environ.get("EMAIL_PORT", "587")),
+                "username": os.environ.get("EMAIL_HOST_USER", ""),
+                "password": os.environ.get("EMAIL_HOST_PASSWORD", ""),
+                "use_tls": os.environ.get("EMAIL_USE_TLS", "1") == "1",
+                # A mail server that does not answer must not hold a request for long.
+                "timeout": 10,
+            },
+        }
+    }
+elif os.environ.get("EMAIL_FILE_PATH"):
+    MAILERS = {
+        "default": {
+            "BACKEND": "django.core.mail.backends.filebased.EmailBackend",
+            "OPTIONS": {"file_path": os.environ["EMAIL_FILE_PATH"]},
+        }
+    }
+else:
+    MAILERS = {"default": {"BACKEND": "django.core.mail.backends.console.EmailBackend"}}
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "webmaster@localhost")
+# A reset link works once (Django's token changes with the password) and for at most
+# this long: 3 hours, long enough to find the mail, short enough to be useless later.
+PASSWORD_RESET_TIMEOUT = int(os.environ.get("PASSWORD_RESET_TIMEOUT", str(3 * 3600)))
+# Reset requests per IP and hour (answered 429 past it), and mails per address and
+# hour (past it the answer is the same, no mail: nobody floods a mailbox).
+PASSWORD_RESET_RATE_LIMIT = int(os.environ.get("PASSWORD_RESET_RATE_LIMIT", "20"))
+PASSWORD_RESET_MAILS_PER_ADDRESS = int(os.environ.get("PASSWORD_RESET_MAILS_PER_ADDRESS", "3"))
 
 # Issue 13: the rule book is French, the other seeds German, Spanish and English.
 # The language comes from the account (User.language) when logged in, else the

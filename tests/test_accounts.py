@@ -74,7 +74,7 @@ def test_log_in_and_out(client):
     response = client.post(reverse("login"), {"username": "ANNE", "password": PASSWORD})
     assert response.status_code == 302 and response["Location"] == reverse("home")
     html = client.get(reverse("home")).content.decode()
-    assert "Log out" in html and reverse("password_change") in html
+    assert "Log out" in html and reverse("profile") in html
     response = client.post(reverse("logout"))
     assert response.status_code == 302
     html = client.get(reverse("home")).content.decode()

@@ -63,8 +63,18 @@ def get(client: Client, url: str, status: int = 200) -> str:
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_the_pages_of_a_visitor_are_translated(language: str) -> None:
     client = anonymous(language)
-    for name in ("home", "rules", "login", "signup"):
+    for name in (
+        "home",
+        "rules",
+        "login",
+        "signup",
+        "password_reset",
+        "password_reset_done",
+        "password_reset_complete",
+    ):
         check(get(client, reverse(name)), language, name)
+    # A reset link that no longer works (issue 49).
+    check(get(client, "/accounts/password/reset/MQ/not-a-token/", 400), language, "used link")
     check(get(client, "/no-such-page/", 404), language, "404")
     # A form error (Django's own and ours) in the language too.
     response = client.post(reverse("signup"), {"username": "", "password1": "a", "password2": "b"})
@@ -83,6 +93,7 @@ def test_the_pages_of_a_player_are_translated(language: str) -> None:
         "player": reverse("player", args=["anne"]),
         "password": reverse("password_change"),
         "password done": reverse("password_change_done"),
+        "account": reverse("profile"),
         "waiting table": reverse("table", args=[table.pk]),
     }
     for page, url in pages.items():

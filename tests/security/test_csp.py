@@ -50,7 +50,9 @@ def _pages(client: Client) -> list[str]:
     actions.join_table(other, table.invite_token)
     table = actions.start_game(user, table.pk, 1)
     anonymous = [reverse("home"), reverse("login"), reverse("signup"), reverse("rules")]
+    anonymous += [reverse("password_reset"), reverse("password_reset_done")]
     member = [reverse("home"), reverse("table", args=[table.pk]), reverse("password_change")]
+    member += [reverse("profile")]
     return [(None, url) for url in anonymous] + [(user, url) for url in member]
 
 
