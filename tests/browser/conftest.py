@@ -126,6 +126,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         # same numbers, so each server keeps its channels and cache keys apart.
         "CHANNEL_PREFIX": f"asgi-{PREFIX}",
         "CACHE_KEY_PREFIX": PREFIX,
+        # Each mail (a password reset, issue 49) as a file here: the test reads the link.
+        "EMAIL_FILE_PATH": str(tmp / "mail"),
     }
     with scratch_database(os.environ.get("DATABASE_URL", ""), tmp, "browser", env) as db_url:
         env["DATABASE_URL"] = db_url
