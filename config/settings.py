@@ -10,7 +10,8 @@ runs on the embedded default (SQLite, in-memory channel layer, one process):
 - DJANGO_ENV=production  turns DEBUG off and requires SECRET_KEY and ALLOWED_HOSTS
 - LOG_LEVEL (INFO), LOG_FORMAT (text, or json for one JSON object per line)
 - EMAIL_HOST (SMTP, with EMAIL_PORT, EMAIL_HOST_USER, EMAIL_HOST_PASSWORD,
-                EMAIL_USE_TLS, DEFAULT_FROM_EMAIL); else the console, or EMAIL_FILE_PATH
+                EMAIL_USE_TLS, DEFAULT_FROM_EMAIL); else the console in development,
+                localhost's SMTP in production, or files in EMAIL_FILE_PATH
 """
 
 import os
@@ -249,20 +250,22 @@ SIGNUP_DAILY_LIMIT = int(os.environ.get("SIGNUP_DAILY_LIMIT", "120"))
 
 # E-mail: only the password-reset mail (issue 49), through Django 6.1's MAILERS (the
 # EMAIL_* settings are deprecated there; the environment keeps their familiar names).
-# The console by default (the mail shows in the server's output: development needs
-# no mail server); EMAIL_HOST switches to SMTP (production), EMAIL_FILE_PATH to one
-# file per mail in that directory (the browser tests read the reset link from it).
+# EMAIL_HOST: SMTP, port 587 with STARTTLS unless told otherwise. Without it, in
+# development the console (the mail shows in the server's output: no mail server
+# needed), or one file per mail in EMAIL_FILE_PATH (the browser tests read the reset
+# link there); in production SMTP to the machine's own mail server (localhost:25, as
+# Django always did): never the console there, whose mails nobody would receive.
 smtp_host = os.environ.get("EMAIL_HOST", "")  # lower case: not a (deprecated) setting
-if smtp_host:
+if smtp_host or (PRODUCTION and not os.environ.get("EMAIL_FILE_PATH")):
     MAILERS = {
         "default": {
             "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
             "OPTIONS": {
-                "host": smtp_host,
-                "port": int(os.environ.get("EMAIL_PORT", "587")),
+                "host": smtp_host or "localhost",
+                "port": int(os.environ.get("EMAIL_PORT", "587" if smtp_host else "25")),
                 "username": os.environ.get("EMAIL_HOST_USER", ""),
                 "password": os.environ.get("EMAIL_HOST_PASSWORD", ""),
-                "use_tls": os.environ.get("EMAIL_USE_TLS", "1") == "1",
+                "use_tls": os.environ.get("EMAIL_USE_TLS", "1" if smtp_host else "0") == "1",
                 # A mail server that does not answer must not hold a request for long.
                 "timeout": 10,
             },

@@ -352,6 +352,14 @@ def test_mail_goes_to_the_console_by_default_to_smtp_or_to_files_from_the_enviro
     }
     tls = email_settings(EMAIL_HOST="smtp.example.org")["mailer"]["OPTIONS"]
     assert tls["use_tls"] is True and tls["port"] == 587
+    # Production never writes a mail to the console: the machine's own mail server
+    # (manage.py check --deploy refuses the console: tests/test_settings.py).
+    production = email_settings(
+        DJANGO_ENV="production", SECRET_KEY="k" * 50, ALLOWED_HOSTS="skullking.example"
+    )["mailer"]
+    assert production["BACKEND"] == "django.core.mail.backends.smtp.EmailBackend"
+    assert production["OPTIONS"]["host"] == "localhost"
+    assert production["OPTIONS"]["port"] == 25 and production["OPTIONS"]["use_tls"] is False
     files = email_settings(EMAIL_FILE_PATH=str(tmp_path))["mailer"]
     assert files == {
         "BACKEND": "django.core.mail.backends.filebased.EmailBackend",
