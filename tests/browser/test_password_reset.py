@@ -149,8 +149,12 @@ def test_a_forgotten_password_is_reset_from_the_mailed_link_once(
 
 
 def test_the_account_and_reset_pages_have_no_axe_violation(
-    browser: Browser, server: Server, watched_page: Callable[[BrowserContext], Page]
+    browser: Browser,
+    server: Server,
+    watched_page: Callable[[BrowserContext], Page],
+    artifacts: Path,
 ) -> None:
+    """Each page's picture goes to the test artifacts (account-*.png)."""
     name = f"axe{uuid.uuid4().hex[:6]}"
     server.shell(
         "from django.contrib.auth import get_user_model\n"
@@ -159,12 +163,15 @@ def test_the_account_and_reset_pages_have_no_axe_violation(
     contexts: list[BrowserContext] = []
     try:
         page = new_page(browser, server, "en-US", contexts, watched_page)
-        for path in (
-            "/accounts/password/reset/",
-            "/accounts/password/reset/sent/",
-            "/accounts/password/reset/MQ/not-a-token/",
-        ):
+        pages = {
+            "reset": "/accounts/password/reset/",
+            "reset-sent": "/accounts/password/reset/sent/",
+            "reset-used-link": "/accounts/password/reset/MQ/not-a-token/",
+            "login": "/accounts/login/",
+        }
+        for label, path in pages.items():
             page.goto(path)
+            page.screenshot(path=artifacts / f"account-{label}.png", full_page=True)
             found = run_axe(page)["violations"]
             assert not found, f"{path}:\n{describe(found)}"
         log_in(page, name)
@@ -174,6 +181,7 @@ def test_the_account_and_reset_pages_have_no_axe_violation(
         page.locator('input[name="password"]').fill("not my password")
         page.locator('main [type="submit"]').click()
         expect(page.locator(".field__error").first).to_be_visible()
+        page.screenshot(path=artifacts / "account-profile.png", full_page=True)
         found = run_axe(page)["violations"]
         assert not found, f"profile:\n{describe(found)}"
     finally:
