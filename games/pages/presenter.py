@@ -30,7 +30,7 @@ from django.utils.translation import ngettext
 from games import rules
 from games.after.rematch import Proposal, read_proposal, rematch_context
 from games.models import MAX_SEATS, ChatMessage, ComputerLevel, Seat, Table
-from games.pages import explanations, links
+from games.pages import explanations, links, projected
 from games.play import hosting, turns
 from games.play.state import GameState, load_shown_state
 from games.storage import presence
@@ -77,6 +77,18 @@ class PlayerView:
     # This round's bid was made by the computer for this person (their clock ran out, or
     # they were away): said once all bids are in, with the bid (R4).
     bid_by_computer: bool = False
+    # Seed 002's score pad (games.pages.projected): the points before this round (None
+    # for the ghost, who never scores, and before the first deal), and what the round
+    # would give if it ended now (None until every bid is in, R4: it tells the bid).
+    points: int | None = None
+    round_points: int | None = None
+
+    @property
+    def would_make(self) -> int | None:
+        """The total if the round ended now: the pad's figure in parentheses."""
+        if self.points is None or self.round_points is None:
+            return None
+        return self.points + self.round_points
 
 
 @dataclass(frozen=True)
@@ -413,10 +425,12 @@ def _players(
     ghost_leads = trick is not None and not trick.complete and trick.leader_id is None
     seen = attendance()
     online, away = seen.online, seen.away
+    pad = projected.projections(state)
 
     players: list[PlayerView] = []
     for seat in state.seats:
         bid = state.bids.get(seat.pk)
+        line = pad.get(seat.pk)
         players.append(
             PlayerView(
                 key=seat_key(seat.pk),
@@ -442,6 +456,8 @@ def _players(
                 bid_by_computer=(
                     bid is not None and revealed and bid.by_computer and not seat.is_computer
                 ),
+                points=line.so_far if line is not None else None,
+                round_points=line.this_round if line is not None else None,
             )
         )
     if state.uses_ghost:

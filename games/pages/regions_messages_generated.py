@@ -50,6 +50,8 @@ MESSAGES = [
     gettext_noop("bid by the computer"),
     gettext_noop("✓ has bid"),
     gettext_noop("not bid yet"),
+    gettext_noop("Score: %(points)s; %(delta)s from this round if it ended now, making %(total)s"),
+    gettext_noop("Score: %(points)s"),
     ngettext_lazy("%(won)s trick won of %(bid)s bid", "%(won)s tricks won of %(bid)s bid", 0),
     ngettext_lazy("%(n)s trick", "%(n)s tricks", 0),
     ngettext_lazy("%(n)s card left", "%(n)s cards left", 0),

@@ -127,6 +127,8 @@ def assert_nothing_hidden(value: Any, secrets: Secrets, user: Any, where: str) -
         elif secret_bids and isinstance(item, presenter.PlayerView):
             # the seat list is shared by every player: no bid value before all are in
             assert item.bid is None, f"{where}: a bid in the shared seat list (R4)"
+            # ...nor the projected score, a function of the bid (seed 002's pad)
+            assert item.round_points is None, f"{where}: a projection before all bids (R4)"
         elif isinstance(item, str):
             if token in item:
                 continue  # random text; the token itself is checked elsewhere

@@ -138,7 +138,8 @@ def check(rec: Recorder, player: Player, text: str, where: str) -> None:
         if seat_id == player.seat_id:
             continue
         blocks = seat_block(text, seat_id)
-        shown = [b for b in blocks if re.search(r"Bid\s+\d+|data-bid=", b)]
+        # The seat's projected score (seed 002's pad) is a function of its bid: hidden too.
+        shown = [b for b in blocks if re.search(r"Bid\s+\d+|data-bid=|data-round-points=", b)]
         if truth.bidding_open and shown:
             rec.leaks.append(
                 f"{where} to {player.user.username} (v{version}): seat {seat_id}'s bid "
