@@ -162,11 +162,18 @@ def test_accounts_sharing_an_address_each_get_their_own_mail() -> None:
 
 def test_a_link_sets_the_password_once_and_never_again() -> None:
     User.objects.create_user("anne", email="anne@example.org", password=PASSWORD)
+    elsewhere = Client()  # a session opened with the old password (a lost phone)
+    assert (
+        elsewhere.post(reverse("login"), {"username": "anne", "password": PASSWORD}).status_code
+        == 302
+    )
     ask(Client(), "anne@example.org")
     link = link_in(mail.outbox[0])
     done = reset_with(Client(), link)
     assert done.status_code == 302 and done["Location"] == reverse("password_reset_complete")
     assert logs_in("anne", NEW_PASSWORD) and not logs_in("anne", PASSWORD)
+    # The old password's sessions end with it.
+    assert elsewhere.get(reverse("profile")).status_code == 302
     # Used: the same link, in another browser or the same, no longer works.
     for client in (Client(), Client()):
         again = client.get(link, follow=True)
