@@ -34,7 +34,7 @@ from games.pages import explanations, links, projected
 from games.play import hosting, turns
 from games.play.state import GameState, load_shown_state
 from games.storage import presence
-from games.templatetags.cards import card_name, hand_button
+from games.templatetags.cards import card_name, hand_button, hook_button
 
 TABLE_TEMPLATE = "games/table.html"
 CHAT_SHOWN = 100  # latest chat messages shown
@@ -100,9 +100,14 @@ class HandCardView:
     is_next: bool = False  # the owner chose it to be played when their turn comes
     #: on your turn, the id of the hand's sentence saying why R5 forbids it: owner only
     why_not_id: str = ""
+    #: while others play (issue 49): a tap hooks the card for your turn (or unhooks it)
+    hooking: bool = False
+    next_as: str = ""  # the hooked Tigress's choice
 
     @property
     def button(self) -> str:
+        if self.hooking:
+            return hook_button(self.code, self.needs_choice, self.is_next, self.next_as)
         return hand_button(self.code, self.playable, self.needs_choice, self.why_not_id)
 
 
@@ -125,22 +130,16 @@ class HandView:
 
 
 @dataclass(frozen=True)
-class NextCardOption:
-    value: str  # what the hand's buttons post: "G14", "TIG:pirate"
-    label: str
-    selected: bool
-
-
-@dataclass(frozen=True)
 class NextCard:
-    """Choosing, before your turn, the card to play when it comes (one seat's own)."""
+    """Hooking, before your turn, the card to play when it comes (one seat's own): the
+    hand's cards are then hook buttons (games.templatetags.cards.hook_button)."""
 
-    options: list[NextCardOption]
-    chosen: str  # the chosen play's name, "" when none
+    chosen: str  # the hooked play's name, "" when none
 
 
 def _next_card(state: GameState, me: Seat, own: list[rules.Card]) -> NextCard | None:
-    """The next-card choice while the tricks are played and it is not this seat's turn."""
+    """The hook (issue 49; seed 002) while the tricks are played and it is not this
+    seat's turn: when games.play.actions.preselect_card accepts a choice."""
     table = state.table
     if (
         table.status != Table.Status.PLAYING
@@ -150,18 +149,7 @@ def _next_card(state: GameState, me: Seat, own: list[rules.Card]) -> NextCard | 
     ):
         return None
     chosen = state.preselected(me)
-    options = []
-    for c in own:
-        plays = (
-            [rules.Play(c, as_=a) for a in (rules.PIRATE, rules.ESCAPE)]
-            if rules.needs_choice(c)
-            else [rules.Play(c)]
-        )
-        options += [
-            NextCardOption(str(p), card_name(c.code, p.as_ or ""), p == chosen) for p in plays
-        ]
-    label = card_name(chosen.card.code, chosen.as_ or "") if chosen is not None else ""
-    return NextCard(options, label)
+    return NextCard(card_name(chosen.card.code, chosen.as_ or "") if chosen is not None else "")
 
 
 @dataclass(frozen=True)
@@ -722,6 +710,7 @@ def _hand(state: GameState, me: Seat, own: list[rules.Card]) -> HandView:
     ids: dict[str, str] = {}
     for text in reasons.values():
         ids.setdefault(text, f"why-not-{len(ids) + 1}")
+    hooking = _next_card(state, me, own) is not None
     cards = [
         HandCardView(
             str(c),
@@ -729,6 +718,8 @@ def _hand(state: GameState, me: Seat, own: list[rules.Card]) -> HandView:
             rules.needs_choice(c),
             chosen is not None and chosen.card == c,
             ids.get(reasons.get(str(c), ""), ""),
+            hooking,
+            (chosen.as_ or "") if chosen is not None and chosen.card == c else "",
         )
         for c in own
     ]

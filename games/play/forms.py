@@ -61,8 +61,17 @@ class PlayForm(MoveForm):
 
 
 class PreselectForm(PlayForm):
-    # The card to play when the turn comes, as the hand sends it; empty clears the choice.
+    # The card to play when the turn comes; empty clears the choice.
     card = forms.CharField(max_length=16, strip=True, required=False, error_messages=NO_NUL)
+    # What the hand's hook buttons send (a tap on a card while others play, issue 49):
+    # the card ("G14", "TIG:pirate"), or "" from the hooked card itself, to unhook it.
+    # A field of its own, so that "card" in a page stays what is playable now.
+    hook = forms.CharField(max_length=16, strip=True, required=False, error_messages=NO_NUL)
+
+    def play(self) -> tuple[str, str]:
+        field = "hook" if "hook" in self.data else "card"
+        card, _sep, choice = self.cleaned_data[field].partition(":")
+        return card, self.cleaned_data["tigress_as"] or choice
 
 
 class ComputerForm(MoveForm):

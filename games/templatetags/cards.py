@@ -126,14 +126,19 @@ def card(code: str, as_: str = "", size: str = "") -> SafeString:
         if face or as_label
         else ""
     )
+    # The label comes before the rank in the markup and the CSS draws the rank on top
+    # (flex order; the space between them is not drawn in a flex box): the text reads
+    # "Green 14" as the card's name does, so a button's "Play Green 14" contains it.
+    # axe 4.14's label-content-name-mismatch reads the text, not the tile's name: the
+    # rank first ("14Green") failed it (issue 49).
     return format_html(
-        '<span class="{}" data-card="{}"{}{}>{}<span class="card__label">{}</span>{}</span>',
+        '<span class="{}" data-card="{}"{}{}><span class="card__label">{}</span> {}{}</span>',
         classes,
         c.code,
         format_html(' data-as="{}"', as_) if as_label else "",
         named,
-        face,
         label,
+        face,
         as_part,
     )
 
@@ -207,6 +212,53 @@ def hand_button(code: str, playable: bool, needs_choice: bool, why_not_id: str =
         code,
         play_label(code),
         face,
+        _("Pirate or escape?"),
+        choice,
+    )
+
+
+@per_language
+def hook_button(code: str, needs_choice: bool, hooked: bool, hooked_as: str = "") -> SafeString:
+    """One card of a hand while others play (issue 49, seed 002's hook): a tap hooks it,
+    to be played for you when your turn comes if it is allowed then (R5); a tap on the
+    hooked card unhooks it (it sends ""), a tap on another moves the hook
+    (games.play.actions.preselect_card). The Tigress asks pirate or escape first, as
+    when it is played (R1); hooked, it shows the choice and unhooks like any card.
+
+    The button is named by what it shows (the card's tile, and "hooked" on the hooked
+    one: no aria-label that could differ from the visible text, WCAG 2.5.3) and says
+    its state with aria-pressed. Its id ("hook-G14") and field ("hook") differ from a
+    playable card's ("play-G14", "card"), so what a page offers to play now is told
+    apart from what it offers to hook.
+    """
+    if hooked:
+        return format_html(
+            '<button id="hook-{}" name="hook" value="" class="hook-button" aria-pressed="true">'
+            '{}<span class="hook-mark">{}</span></button>',
+            code,
+            card(code, as_=hooked_as),
+            _("hooked"),
+        )
+    if not needs_choice:
+        return format_html(
+            '<button id="hook-{}" name="hook" value="{}" class="hook-button"'
+            ' aria-pressed="false">{}</button>',
+            code,
+            code,
+            card(code),
+        )
+    choice = format_html_join(
+        "",
+        '<button name="hook" value="{}:{}" class="button">{}</button>',
+        ((code, rules.PIRATE, _("As a pirate")), (code, rules.ESCAPE, _("As an escape"))),
+    )
+    return format_html(
+        '<details class="tigress-choice" id="tigress-choice">'
+        '<summary role="button" id="hook-{}" class="hook-button" aria-pressed="false">{}</summary>'
+        '<div class="tigress-choice__form"><p>{}</p>{}</div>'
+        "</details>",
+        code,
+        card(code),
         _("Pirate or escape?"),
         choice,
     )

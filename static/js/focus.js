@@ -10,6 +10,8 @@
  *    "Next round" / "Start game"; else your hand, so Tab reaches your cards.
  * 3. A push that removed the focused control, or that brings your move while focus
  *    waits on your hand, puts focus on that sensible control (not on <body>).
+ * 4. A card you hooked or unhooked while others play (issue 49) keeps the focus: the
+ *    next tap may move the hook to its neighbour.
  */
 (function () {
   "use strict";
@@ -74,10 +76,17 @@
 
   var pendingOwn = false;
   var hadFocus = false; // the viewer was using a control of the table
+  var hooked = ""; // 4: the id of the card a tap hooked or unhooked ("hook-G7")
   document.addEventListener("htmx:beforeRequest", function (evt) {
     var elt = evt.detail && evt.detail.elt;
     // The chat form keeps its own focus (the box, for the next message).
     pendingOwn = !!(elt && elt.closest && elt.closest(".table-page") && !elt.closest(".chat__form"));
+    var config = (evt.detail && evt.detail.requestConfig) || {};
+    var tapped = config.triggeringEvent && config.triggeringEvent.submitter;
+    // The Tigress's "As a pirate" hooks the card its <summary> shows.
+    var choice = tapped && tapped.closest("#hand details");
+    var card = choice ? choice.querySelector("summary") : tapped;
+    hooked = card && card.classList.contains("hook-button") ? card.id : "";
   });
 
   document.addEventListener("htmx:afterSettle", function () {
@@ -86,6 +95,12 @@
     var active = document.activeElement;
     // A choice the player opened is still theirs: leave it.
     if (!lost() && active.closest && active.closest("details[open]")) return;
+    var card = hooked && document.getElementById(hooked);
+    hooked = "";
+    if (visible(card)) {
+      card.focus();
+      return;
+    }
     var target = nextControl();
     if (target) target.focus();
   });

@@ -176,7 +176,7 @@ def test_r4_the_choice_is_shown_to_its_owner_only() -> None:
     client.force_login(other)
     response = client.post(
         reverse("preselect_card", args=[table.pk]),
-        {"version": table.version, "card": "G7"},
+        {"version": table.version, "hook": "G7"},
         HTTP_HX_REQUEST="true",
     )
     assert response.status_code == 200
@@ -189,19 +189,73 @@ def test_r4_the_choice_is_shown_to_its_owner_only() -> None:
     page = Client()
     page.force_login(lead)
     html = page.get(reverse("table", args=[table.pk])).content.decode()
-    assert "hand__card--next" not in html and "next-card-choice" not in html
+    assert "hand__card--next" not in html and "hook-button" not in html
 
 
-def test_the_choice_form_lists_the_hand_and_the_tigress_both_ways() -> None:
+def hand_of(client: Client, table: Table) -> str:
+    html = client.get(reverse("table", args=[table.pk])).content.decode()
+    start = html.index('<section id="hand"')
+    return html[start : html.index("</section>", start)]
+
+
+def test_r5_while_others_play_each_card_is_a_button_that_hooks_it() -> None:
+    """Issue 49: no drop-down; the hand's form posts to the hook, each card sends itself
+    as "hook" (not "card": nothing is playable now), the Tigress both ways (R1)."""
+    table, (lead, other) = round_two({0: ["G5", "Y3"], 1: ["TIG", "Y9"]})
+    client = Client()
+    client.force_login(other)
+    hand = hand_of(client, table)
+    assert f'action="{reverse("preselect_card", args=[table.pk])}"' in hand
+    assert "<select" not in hand and 'name="card"' not in hand
+    y9 = '<button id="hook-Y9" name="hook" value="Y9" class="hook-button" aria-pressed="false">'
+    assert y9 in hand
+    for value in ("TIG:pirate", "TIG:escape"):
+        assert f'name="hook" value="{value}"' in hand
+    # The player to move has playable cards, not hooks.
+    mover = Client()
+    mover.force_login(lead)
+    assert "hook-button" not in hand_of(mover, table)
+    assert 'name="card" value="G5"' in hand_of(mover, table)
+
+
+def test_without_javascript_a_tap_hooks_then_unhooks_and_the_page_says_so() -> None:
+    """A plain POST (no htmx) answers 303 to the table, which shows the hooked card
+    pressed; its button then sends "" and unhooks it (issue 49)."""
     table, (_lead, other) = round_two({0: ["G5", "Y3"], 1: ["TIG", "Y9"]})
     client = Client()
     client.force_login(other)
-    html = client.get(reverse("table", args=[table.pk])).content.decode()
-    assert 'id="next-card-choice"' in html
-    for value in ("TIG:pirate", "TIG:escape", "Y9"):
-        assert f'value="{value}"' in html
+    url = reverse("preselect_card", args=[table.pk])
+    response = client.post(url, {"version": table.version, "hook": "TIG:escape"})
+    assert response.status_code == 303
+    assert chosen(table, other) == [("TIG", "escape")]
+    hand = hand_of(client, table)
+    hooked = '<button id="hook-TIG" name="hook" value="" class="hook-button" aria-pressed="true">'
+    assert hooked in hand
+    assert 'data-as="escape"' in hand and "Next card: Tigress (as escape)." in hand
+    response = client.post(url, {"version": table.version, "hook": "Y9"})  # moves the hook
+    assert response.status_code == 303 and chosen(table, other) == [("Y9", "")]
+    response = client.post(url, {"version": table.version, "hook": ""})  # unhooks
+    assert response.status_code == 303 and chosen(table, other) == []
+    assert 'aria-pressed="true"' not in hand_of(client, table)
+
+
+def test_the_old_card_field_still_chooses() -> None:
+    table, (_lead, other) = round_two({0: ["G5", "Y3"], 1: ["TIG", "Y9"]})
+    client = Client()
+    client.force_login(other)
     response = client.post(
         reverse("preselect_card", args=[table.pk]), {"version": table.version, "card": "TIG:escape"}
     )
     assert response.status_code == 303
     assert chosen(table, other) == [("TIG", "escape")]
+
+
+@pytest.mark.parametrize("hook", ["X99", "TIG", "Y9:pirate", "G5"])
+def test_a_bad_hook_is_a_400_and_changes_nothing(hook: str) -> None:
+    table, (_lead, other) = round_two({0: ["G5", "Y3"], 1: ["TIG", "Y9"]})
+    client = Client()
+    client.force_login(other)
+    url = reverse("preselect_card", args=[table.pk])
+    response = client.post(url, {"version": table.version, "hook": hook})
+    assert response.status_code == 400
+    assert chosen(table, other) == []

@@ -388,10 +388,11 @@ def test_legal_cards_are_buttons_others_disabled_and_tigress_asks_pirate_or_esca
     # R7: the Tigress's two buttons send her play with the choice.
     assert 'name="card" value="TIG:pirate"' in hand and 'value="TIG:escape"' in hand
     assert f'name="version" value="{table.version}"' in hand
-    # bert waits: his cards are shown, not playable.
+    # bert waits: his cards are shown, not playable; a tap hooks one (issue 49).
     other = region(client_for(bert).get(table_url(table)).content.decode(), "hand")
     assert {"G5", "Y2"} <= data_cards(other)
-    assert "Play Green 5" not in other and "disabled" in other
+    assert "Play Green 5" not in other and 'name="card"' not in other
+    assert 'name="hook" value="G5"' in other
 
     response = client_for(anne).post(
         table_url(table, "play_card"), {"version": table.version, "card": "TIG:pirate"}
