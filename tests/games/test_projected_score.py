@@ -127,6 +127,12 @@ def test_r9_projection_follows_the_tricks_and_ends_as_the_engines_score(
         f" making {so_far[opener] + after_trick_1}"
     )
     assert f'data-won-of-bid="1/{opener_bid}"' in items[opener]
+    # ...in the reader's language (the seat list is rendered once per language).
+    users[1].language = "fr"
+    users[1].save(update_fields=["language"])
+    assert spoken(seat_items(page(users[1], table))[opener]).startswith(
+        f"Score : {so_far[opener]} ; {sign}{abs(after_trick_1)} pour cette manche"
+    )
 
     table = actions.next_trick(users[0], table.pk, table.version)
     table = play_script(table, TRICK_2)
