@@ -32,10 +32,10 @@ TIGRESS_HANDS = (["G5", "Y3"], ["TIG", "Y9"])
 FIRST_FRAME = """() => {
   window.__firstFrame = null;
   document.addEventListener("click", (event) => {
-    const tapped = event.target.closest("#hand .hook-button");
+    const tapped = event.target.closest("#hand .hook-button, #hand .card-button");
     if (!tapped) return;
     requestAnimationFrame(() => {
-      const others = [...document.querySelectorAll("#hand button.hook-button")];
+      const others = [...document.querySelectorAll("#hand button")];
       window.__firstFrame = {
         pending: tapped.classList.contains("is-pending"),
         busy: document.getElementById("hand").getAttribute("aria-busy"),
@@ -49,7 +49,7 @@ FIRST_FRAME = """() => {
 @pytest.fixture(scope="module")
 def tables(server: Server) -> RiggedTables:
     """One fresh table a test, the module's made in one ``manage.py shell``."""
-    return RiggedTables(server, *HANDS, batch=6)
+    return RiggedTables(server, *HANDS, batch=8)
 
 
 @pytest.fixture(scope="module")
@@ -213,6 +213,30 @@ def test_a_tap_shows_pending_in_the_next_frame_until_its_answer(
     expect(bob_page.locator("#hand")).not_to_have_attribute("aria-busy", "true")
     expect(card(bob_page, "Y9")).to_be_enabled()
     bob_page.unroute("**/next-card/")
+
+
+def test_r5_a_card_played_on_your_turn_shows_pending_in_the_next_frame_too(
+    tables: RiggedTables, open_as: Callable[..., Page]
+) -> None:
+    """Issue 49: the same for the card anne plays on her turn, until its answer."""
+    setup = tables.take()
+    anne_page = open_as(setup, setup.names[0], DESKTOP)
+    held: list[Route] = []
+
+    def hold(route: Route) -> None:
+        held.append(route)
+
+    anne_page.route("**/play/", hold)
+    anne_page.evaluate(FIRST_FRAME)
+    anne_page.locator("#hand #play-G5").click()
+    anne_page.wait_for_function("() => window.__firstFrame !== null")
+    first = anne_page.evaluate("() => window.__firstFrame")
+    assert first == {"pending": True, "busy": "true", "disabled": True}, first
+    assert len(held) == 1, "the answer has not come"
+    held[0].continue_()
+    expect(anne_page.locator("#trick [data-card='G5']")).to_have_count(1)
+    expect(anne_page.locator(".is-pending")).to_have_count(0)
+    anne_page.unroute("**/play/")
 
 
 def test_a_refused_tap_puts_the_card_back_and_says_why(
