@@ -5,19 +5,22 @@ through ``manage.py shell``): anne leads, bob taps a card of his own hand while 
 plays (seed 002's hook). When anne's lead makes it legal, bob's card lands in the
 same move, with no click of his; when her lead makes it illegal, it is not played,
 the hook is gone and bob is asked to play. A second tap unhooks, a tap on another
-card moves the hook, the Tigress asks pirate or escape (R1). A tap shows at once
-that it is on its way, until its answer; a refusal puts the card back with the reason.
+card moves the hook, the Tigress asks pirate or escape (R1). A tap (a hook, a card
+played, a bid) shows at once that it is on its way, until its answer; a refusal puts
+the card back with the reason.
 """
 
 from __future__ import annotations
 
+import re
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, Route, expect
 
-from .conftest import RiggedTables, Server
+from .conftest import RiggedTables, Server, Setup
 from .test_layout import DESKTOP, PHONE
 
 pytestmark = pytest.mark.browser
@@ -50,6 +53,21 @@ FIRST_FRAME = """() => {
 def tables(server: Server) -> RiggedTables:
     """One fresh table a test, the module's made in one ``manage.py shell``."""
     return RiggedTables(server, *HANDS, batch=8)
+
+
+#: A two-player table in round 2's bidding (R4), made in one ``manage.py shell``.
+BIDDING = """
+import random
+from games.models import Table
+from games.testing.driver import at_phase, play_until
+from games.testing.factories import session_cookie, started_table
+
+table, users = started_table(2, ghost=False, seed=7, prefix="{prefix}")
+table = play_until(table, random.Random(7), at_phase(Table.Phase.BIDDING, 2))
+for user in users:
+    print("USER", user.username, session_cookie(user).split("=", 1)[1])
+print("TABLE", table.pk)
+"""
 
 
 @pytest.fixture(scope="module")
@@ -276,3 +294,46 @@ def test_a_refusal_that_is_not_a_frame_also_ends_the_pending_state(
     expect(bob_page.locator("#hand")).not_to_have_attribute("aria-busy", "true")
     expect(card(bob_page, "G7")).to_have_attribute("aria-pressed", "false")
     bob_page.unroute("**/next-card/")
+
+
+def test_r4_a_tapped_bid_shows_pending_in_the_next_frame_until_its_answer(
+    server: Server, open_as: Callable[..., Page]
+) -> None:
+    """Issue 49: a bid button, as a card: pending and its controls waiting at once."""
+    out = server.shell(BIDDING.format(prefix=f"b{uuid.uuid4().hex[:5]}_"))
+    table_id = int(re.search(r"^TABLE (\d+)$", out, re.M).group(1))  # type: ignore[union-attr]
+    setup = Setup(table_id, dict(re.findall(r"^USER (\S+) (\S+)$", out, re.M)))
+    page = open_as(setup, setup.names[0], DESKTOP)
+    held: list[Route] = []
+
+    def hold(route: Route) -> None:
+        held.append(route)
+
+    page.route("**/bid/", hold)
+    page.evaluate(
+        """() => {
+          window.__firstFrame = null;
+          document.addEventListener("click", (event) => {
+            const tapped = event.target.closest("#controls .bid-button");
+            if (!tapped) return;
+            requestAnimationFrame(() => {
+              window.__firstFrame = {
+                pending: tapped.classList.contains("is-pending"),
+                busy: document.getElementById("controls").getAttribute("aria-busy"),
+                disabled: [...document.querySelectorAll("#controls .bid-button")]
+                  .every((b) => b.disabled),
+              };
+            });
+          }, { once: true });
+        }"""
+    )
+    page.get_by_role("button", name="Bid 1").click()
+    page.wait_for_function("() => window.__firstFrame !== null")
+    first = page.evaluate("() => window.__firstFrame")
+    assert first == {"pending": True, "busy": "true", "disabled": True}, first
+    assert len(held) == 1, "the answer has not come"
+    held[0].continue_()
+    expect(page.locator("#seats")).to_contain_text("✓ has bid")
+    expect(page.locator(".is-pending")).to_have_count(0)
+    expect(page.locator("#controls")).not_to_have_attribute("aria-busy", "true")
+    page.unroute("**/bid/")
