@@ -139,3 +139,37 @@ def test_lobby_shows_the_winners_and_final_scores_of_finished_games_r10() -> Non
     assert [int(t) for _n, t in shown] == sorted(totals.values(), reverse=True)  # best first
     winners = re.findall(r'<li class="table-list__winner">(\w+) ', final.group(0))
     assert sorted(winners) == sorted(n for n, t in totals.items() if t == best)
+
+
+def test_a_new_players_lobby_says_where_to_start_and_leads_to_each_first_step(client) -> None:
+    """Issue 49: a lobby with no table yet says what to do first; each step's link leads to
+    its form on the same page (create a table, practise, the score sheet) and the rules."""
+    (user,) = make_users(1)
+    client.force_login(user)
+    html = client.get(reverse("home")).content.decode()
+    start = re.search(r'<section class="panel start-here".*?</section>', html, re.S)
+    assert start, "no Where to start for a new player"
+    for anchor in re.findall(r'href="#([\w-]+)"', start.group(0)):
+        assert f'id="{anchor}"' in html, f"#{anchor} leads nowhere"
+    assert len(re.findall(r'href="#', start.group(0))) == 3
+    assert f'href="{reverse("rules")}"' in start.group(0)
+
+    actions.create_table(user, ghost=False)
+    html = client.get(reverse("home")).content.decode()
+    assert "start-here" not in html  # a player with a table knows the way
+
+
+def test_the_home_page_shows_the_table_and_what_makes_it_different(client) -> None:
+    """Issue 49: a visitor sees a picture of a game (with words for a screen reader) and
+    the site's strengths, with Sign up and Log in."""
+    from django.contrib.staticfiles import finders
+
+    html = client.get(reverse("home")).content.decode()
+    picture = re.search(r"<picture>.*?</picture>", html, re.S)
+    assert picture
+    for source in re.findall(r'(?:src|srcset)="/static/([^"]+)"', picture.group(0)):
+        assert finders.find(source), f"{source} is not a static file"
+    assert re.search(r'<img [^>]*alt="A game in progress[^"]+"', picture.group(0))
+    features = re.search(r'<ul class="features__list">.*?</ul>', html, re.S)
+    assert features and features.group(0).count("<li>") == 6
+    assert reverse("signup") in html and reverse("login") in html

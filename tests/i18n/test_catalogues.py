@@ -42,7 +42,7 @@ SAME_AS_ENGLISH = {
     "de": {
         "Skull King", "Kraken", "Tigress", "Bonus", "Lobby", "Chat", "offline",
         "%(suit)s %(rank)d", "%(suit)s %(rank)s", "%(card)s: +%(points)d",
-        "%(user)s: %(total)s in %(round)s", "Normal", "Computer %(n)s",
+        "%(user)s: %(total)s in %(round)s", "Normal", "Computer %(n)s", "Fair.",
     },
     "es": {
         "Skull King", "Kraken", "Escape", "Chat", "Base", "base", "Total", "total",
