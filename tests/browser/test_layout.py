@@ -453,12 +453,49 @@ def test_score_sheet_of_eight_and_round_summary_are_readable(
     shoot(page, artifacts, "scores", viewport)
 
 
-@pytest.mark.parametrize("viewport", SIZES)
-def test_the_site_header_fits_one_line(
+#: How much of a drop-down's width its shown label leaves (its arrow and padding need it).
+SELECT_ROOM = """e => {
+    const probe = document.createElement("span");
+    probe.style.cssText = "position:absolute;white-space:nowrap;visibility:hidden";
+    probe.style.font = getComputedStyle(e).font;
+    probe.textContent = e.selectedOptions[0].text;
+    document.body.append(probe);
+    const room = e.clientWidth - probe.getBoundingClientRect().width;
+    probe.remove();
+    return room;
+}"""
+
+
+def assert_site_header(page: Page, name: str, *, rows: int) -> None:
+    """The header's links on one line; your name and your language shown whole (issue 49:
+    "da…" and "EN ·" on a phone); the header ``rows`` lines high at most, nothing over."""
+    items = page.locator(".site-header .brand, .site-header .nav > *")
+    tops = items.evaluate_all("els => els.map(e => e.getBoundingClientRect().top)")
+    bottoms = items.evaluate_all("els => els.map(e => e.getBoundingClientRect().bottom)")
+    assert max(tops) - min(tops) <= 8, tops  # the links: one line
+    line = max(bottoms) - min(tops)
+    header = box(page, ".site-header")
+    assert header["height"] <= rows * (line + 12) + 12, (header, line)
+    assert page.locator(".site-header").evaluate("e => e.scrollWidth <= e.clientWidth")
+    me = page.locator(".site-header .nav__user")
+    expect(me).to_have_text(name)
+    assert me.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), "the name is cut"
+    label = page.locator("#language-select").evaluate("e => e.selectedOptions[0].text")
+    assert " · " in label and len(label.split(" · ")[1]) > 2, label  # "EN · English"
+    assert page.locator("#language-select").evaluate(SELECT_ROOM) >= 16, "the language is cut"
+
+
+@pytest.mark.parametrize(
+    ("viewport", "rows"),
+    [(DESKTOP, 1), (PHONE, 2), ({"width": 360, "height": 640}, 2)],
+    ids=["desktop", "phone", "small-phone"],
+)
+def test_the_site_header_shows_the_links_your_name_and_language_whole(
     server: Server,
     shared_tables: SharedTables,
     open_as: Callable[..., Page],
     viewport: dict[str, int],
+    rows: int,
 ) -> None:
     # Only looked at: the desktop and the phone run share the table.
     setup = shared_tables.get(
@@ -466,16 +503,7 @@ def test_the_site_header_fits_one_line(
         lambda: set_up(server, 2, MID_TRICK.format(plays=0), prefix=f"q{uuid.uuid4().hex[:4]}_"),
     )
     page = open_as(setup, setup.names[0], viewport)
-    items = page.locator(".site-header .brand, .site-header .nav > *")
-    tops = items.evaluate_all("els => els.map(e => e.getBoundingClientRect().top)")
-    bottoms = items.evaluate_all("els => els.map(e => e.getBoundingClientRect().bottom)")
-    # One line: every item starts on the same line, and the header is one item high.
-    assert max(tops) - min(tops) <= 8, tops
-    header = box(page, ".site-header")
-    line = max(bottoms) - min(tops)
-    assert header["height"] <= line + 24, (header, line)
-    right = page.locator(".site-header").evaluate("e => e.scrollWidth <= e.clientWidth")
-    assert right, "the header's items overflow it"
+    assert_site_header(page, setup.names[0], rows=rows)
 
 
 # ---------------------------------------------------------------------------
