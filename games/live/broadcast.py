@@ -99,11 +99,6 @@ def deliver(sender: Any, outcome: Outcome, **kwargs: Any) -> None:
             publish(table, GameState(table, seats), frames.CHAT_REGIONS, False, ())
 
 
-def people_seat_ids(state: GameState) -> list[int]:
-    """The seats with a presence mark: the people's (a computer player has no page)."""
-    return [seat.pk for seat in state.seats if not seat.computer]
-
-
 def _publish_seat(table: Table, state: GameState, seat: Seat) -> None:
     """One seat's own regions again (nobody else's view changed)."""
     html = frames.render_own_regions(state, seat)
@@ -148,7 +143,7 @@ def publish(
     if "seats" in public:
         # The seats whose presence marks this seat list holds: a socket marks those alone
         # (a mark for a seat the page no longer shows is an htmx error).
-        frame["seat_ids"] = people_seat_ids(state)
+        frame["seat_ids"] = list(frames.marked_seat_ids(state))
     messages: list[tuple[str, dict[str, Any]]] = [
         (
             user_group(table_id, user_id),

@@ -302,6 +302,12 @@ def render_chat(state: GameState, seat: Seat) -> str:
         return _render(CHAT_REGIONS, {**presenter.public_context(state), **PUSHED})
 
 
+def marked_seat_ids(state: GameState) -> tuple[int, ...]:
+    """The seats whose seat-list entry has a presence mark: the people's (a computer
+    player has no page). A socket sends marks for these alone (games.live.consumers)."""
+    return tuple(seat.pk for seat in state.seats if not seat.computer)
+
+
 def render_presence(online: set[int], seat_ids: Iterable[int], language: str) -> str:
     """Each seat's online mark as an oob swap (a socket's presence update)."""
     with translation.override(language):

@@ -72,8 +72,9 @@ def snapshot(table_id: int, user: Any) -> Snapshot:
     seat = state.seat_of(user.pk)
     if seat is None:
         raise Refused(CLOSE_NOT_SEATED)
-    people = tuple(s.pk for s in state.seats if not s.computer)
-    return Snapshot(frames.render_snapshot(state, seat), table.version, people)
+    return Snapshot(
+        frames.render_snapshot(state, seat), table.version, frames.marked_seat_ids(state)
+    )
 
 
 @dataclass(frozen=True)
