@@ -32,14 +32,21 @@
     callbacks.beforeNodeMorphed = function (oldNode) {
       if (oldNode.nodeType !== 1) return true;
       if (oldNode.id === "chat-text") return false;
-      if (oldNode.tagName === "SELECT" && oldNode.hasAttribute("data-chosen")) return false;
+      if (oldNode.tagName === "SELECT" && changedByViewer(oldNode)) return false;
       return !(oldNode === document.activeElement && /^(INPUT|TEXTAREA|SELECT)$/.test(oldNode.tagName));
     };
   }
-  document.addEventListener("change", function (evt) {
-    var el = evt.target;
-    if (el && el.tagName === "SELECT" && el.closest(".table-page")) el.setAttribute("data-chosen", "");
-  });
+
+  // Read off the element, not from a "change" listener: a choice made before this
+  // script ran (a slow page, a quick hand) counts too. The server's default is the
+  // option rendered "selected" (else the first).
+  function changedByViewer(select) {
+    var rendered = 0;
+    for (var i = 0; i < select.options.length; i++) {
+      if (select.options[i].defaultSelected) rendered = i;
+    }
+    return select.selectedIndex !== rendered;
+  }
 
   // The next sensible control, in order of what a player does next.
   var NEXT = [
