@@ -46,6 +46,16 @@ def new_seed() -> int:
     return secrets.randbits(62)
 
 
+class CancelReason(models.TextChoices):
+    """Why staff cancelled a table (issue 50), shown to its players in their language."""
+
+    ABUSE = "abuse", _("Abuse or harassment")
+    STUCK = "stuck", _("Stuck table")
+    CHEATING = "cheating", _("Cheating")
+    PLAYERS = "players", _("Requested by the players")
+    OTHER = "other", _("Other")
+
+
 class Table(models.Model):
     class Status(models.TextChoices):
         WAITING = "waiting", _("Waiting for players")
@@ -119,6 +129,18 @@ class Table(models.Model):
         related_name="+",
         verbose_name=_("cancelled by"),
     )
+    # Why staff cancelled the table (issue 50): a reason from the list, shown to the
+    # players in their language; "other" with the staff member's own words.
+    cancel_reason = models.CharField(
+        max_length=10,
+        choices=CancelReason.choices,
+        blank=True,
+        default="",
+        verbose_name=_("cancel reason"),
+    )
+    cancel_note = models.CharField(
+        max_length=200, blank=True, default="", verbose_name=_("cancel reason (other)")
+    )
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
     updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
     started_at = models.DateTimeField(null=True, blank=True, verbose_name=_("started at"))
@@ -129,9 +151,20 @@ class Table(models.Model):
         verbose_name_plural = _("tables")
         ordering = ["-updated_at"]
         indexes = [models.Index(fields=["status", "-updated_at"])]
+        permissions = [("cancel_table", "Can cancel a table")]
 
     def __str__(self) -> str:
         return gettext("Table #%(id)s (%(host)s)") % {"id": self.pk, "host": self.host}
+
+    @property
+    def cancel_reason_text(self) -> str:
+        """Why staff cancelled it, in the active language ("": not cancelled by staff with
+        a reason); typed words as typed."""
+        if self.cancel_reason == CancelReason.OTHER and self.cancel_note:
+            return self.cancel_note
+        if self.cancel_reason:
+            return str(CancelReason(self.cancel_reason).label)
+        return ""
 
     @property
     def is_over(self) -> bool:
@@ -437,14 +470,79 @@ class ChatMessage(models.Model):
     )
     text = models.CharField(max_length=CHAT_MAX_LENGTH, verbose_name=_("text"))
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    # Hidden by staff (issue 50): every page shows "message removed by staff" in its
+    # place; the text stays for the admin, and a restore shows it again.
+    hidden_at = models.DateTimeField(null=True, blank=True, verbose_name=_("hidden at"))
+    hidden_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("hidden by"),
+    )
 
     class Meta:
         verbose_name = _("chat message")
         verbose_name_plural = _("chat messages")
         ordering = ["table", "created_at", "pk"]
+        permissions = [("hide_chatmessage", "Can hide and restore chat messages")]
 
     def __str__(self) -> str:
         return f"{self.author}: {self.text[:40]}"
+
+    @property
+    def is_hidden(self) -> bool:
+        return self.hidden_at is not None
+
+
+class ChatMute(models.Model):
+    """A user may not chat until ``until``: at one table, or anywhere (no table) (issue 50).
+
+    Its add, change, view and delete permissions are "may mute"; staff manage mutes
+    in the admin, and games.play.actions.post_chat refuses a muted user's message.
+    """
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="chat_mutes",
+        verbose_name=_("user"),
+    )
+    table = models.ForeignKey(
+        Table,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="mutes",
+        verbose_name=_("table"),
+        help_text=_("Empty: the whole site."),
+    )
+    until = models.DateTimeField(verbose_name=_("muted until"))
+    reason = models.CharField(max_length=500, verbose_name=_("reason"))
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("created by"),
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+
+    class Meta:
+        verbose_name = _("chat mute")
+        verbose_name_plural = _("chat mutes")
+        ordering = ["-created_at", "-pk"]
+        indexes = [models.Index(fields=["user", "until"])]
+
+    def __str__(self) -> str:
+        where = (
+            gettext("table #%(id)s") % {"id": self.table_id}
+            if self.table_id
+            else gettext("the whole site")
+        )
+        return gettext("%(user)s muted at %(where)s") % {"user": self.user, "where": where}
 
 
 # -- after the game: rematch proposals --------------------------------------------
