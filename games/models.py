@@ -151,7 +151,10 @@ class Table(models.Model):
         verbose_name_plural = _("tables")
         ordering = ["-updated_at"]
         indexes = [models.Index(fields=["status", "-updated_at"])]
-        permissions = [("cancel_table", "Can cancel a table")]
+        permissions = [
+            ("cancel_table", "Can cancel a table"),
+            ("watch_table", "Can watch any table as staff"),
+        ]
 
     def __str__(self) -> str:
         return gettext("Table #%(id)s (%(host)s)") % {"id": self.pk, "host": self.host}
