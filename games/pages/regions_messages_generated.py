@@ -53,6 +53,11 @@ MESSAGES = [
     ngettext_lazy("%(won)s trick won of %(bid)s bid", "%(won)s tricks won of %(bid)s bid", 0),
     ngettext_lazy("%(n)s trick", "%(n)s tricks", 0),
     ngettext_lazy("%(n)s card left", "%(n)s cards left", 0),
+    gettext_noop("The game is over: the chat is closed."),
+    gettext_noop("Message"),
+    gettext_noop("Say something to the table"),
+    gettext_noop("Send"),
+    gettext_noop("message removed by staff"),
     gettext_noop("No messages yet."),
     gettext_noop("Actions"),
     gettext_noop("How many tricks will you win?"),
@@ -127,5 +132,6 @@ MESSAGES = [
     gettext_noop("Next to play: %(name)s"),
     gettext_noop("The game has not started yet."),
     gettext_noop("No card played yet this round."),
+    ngettext_lazy("A staff member is watching this table.", "%(n)s staff members are watching this table.", 0),
 ]
 # fmt: on
