@@ -111,6 +111,9 @@ def test_sound_and_notification_are_opt_in_remembered_and_used_on_your_move(
     bob_page = open_as(setup, bob, DESKTOP)
     reopen_with_recorders(bob_page)
     sound, notify = bob_page.locator("#turn-sound"), bob_page.locator("#turn-notify")
+    # Folded away under "Alerts" (issue 49: never above the game).
+    expect(sound).to_be_hidden()
+    bob_page.locator("#turn-alerts summary").click()
     expect(sound).not_to_be_checked()  # off by default
     expect(notify).not_to_be_checked()
     sound.check()
