@@ -4,6 +4,7 @@ from typing import Any
 
 from django import forms
 from django.conf import settings
+from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth import forms as auth_forms
 from django.contrib.auth.forms import UserCreationForm
 from django.utils.translation import gettext_lazy as _
@@ -97,3 +98,33 @@ class PasswordResetForm(auth_forms.PasswordResetForm):
         ):
             return iter(())
         return iter(users)
+
+
+def refuse_if_suspended(user: Any) -> None:
+    """After the password was found right (never before: a wrong one must not reveal
+    a suspension), a suspended account is refused with the reason and the end, in the
+    account's language (issue 50)."""
+    from .suspensions import in_force_for, refusal
+
+    suspension = in_force_for(user.pk)
+    if suspension is not None:
+        raise forms.ValidationError(
+            refusal(suspension, getattr(user, "language", "")), code="suspended"
+        )
+
+
+class LoginForm(auth_forms.AuthenticationForm):
+    """The site's log-in: Django's form (with django-axes behind authenticate), which
+    refuses a suspended account with its reason."""
+
+    def confirm_login_allowed(self, user: Any) -> None:
+        super().confirm_login_allowed(user)
+        refuse_if_suspended(user)
+
+
+class AdminLoginForm(AdminAuthenticationForm):
+    """The admin's log-in refuses a suspended account the same way."""
+
+    def confirm_login_allowed(self, user: Any) -> None:
+        super().confirm_login_allowed(user)
+        refuse_if_suspended(user)

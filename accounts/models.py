@@ -5,9 +5,10 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractUser, UserManager
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.db import models
-from django.db.models import Value
+from django.db.models import Q, Value
 from django.db.models.functions import Lower
 from django.db.models.lookups import Exact
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from games.storage.compiled import CompiledRead
@@ -73,6 +74,18 @@ class User(AbstractUser):
         help_text=_("The language of the pages and of the live table."),
     )
 
+    # The suspension that keeps this account out (issue 50), kept on the row every
+    # request reads anyway: checking it costs no query (accounts.suspensions).
+    active_suspension = models.ForeignKey(
+        "accounts.Suspension",
+        verbose_name=_("suspension in force"),
+        null=True,
+        blank=True,
+        editable=False,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+
     objects = CaseInsensitiveUserManager()
 
     class Meta(AbstractUser.Meta):  # its translated verbose names ("user", "users")
@@ -82,6 +95,78 @@ class User(AbstractUser):
 
     def __str__(self) -> str:
         return self.username
+
+
+class SuspensionQuerySet(models.QuerySet["Suspension"]):
+    def in_force(self, now: Any = None) -> "SuspensionQuerySet":
+        """Begun, not lifted, not ended."""
+        now = now or timezone.now()
+        return self.filter(lifted_at__isnull=True, starts_at__lte=now).filter(
+            Q(ends_at__isnull=True) | Q(ends_at__gt=now)
+        )
+
+
+class Suspension(models.Model):
+    """An account kept out by staff (issue 50): its log-in is refused with the reason
+    and the end, its sessions end at their next request. ``ends_at`` empty: until
+    lifted. Its permissions (add, change, view) mean "may suspend", "may lift" and
+    "may see suspensions\"."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("user"),
+        on_delete=models.CASCADE,
+        related_name="suspensions",
+    )
+    reason = models.TextField(
+        _("reason"),
+        max_length=1000,
+        help_text=_("Shown to the user when they try to log in."),
+    )
+    starts_at = models.DateTimeField(_("starts at"), default=timezone.now, editable=False)
+    ends_at = models.DateTimeField(
+        _("ends at"),
+        null=True,
+        blank=True,
+        help_text=_("Leave it empty to suspend until the suspension is lifted."),
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("suspended by"),
+        null=True,
+        editable=False,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    lifted_at = models.DateTimeField(_("lifted at"), null=True, blank=True, editable=False)
+    lifted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("lifted by"),
+        null=True,
+        blank=True,
+        editable=False,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+
+    objects = SuspensionQuerySet.as_manager()
+
+    class Meta:
+        ordering = ("-starts_at", "-pk")
+        verbose_name = _("suspension")
+        verbose_name_plural = _("suspensions")
+
+    def __str__(self) -> str:
+        # The admin reads suspensions with their user (one query for a whole list).
+        return f"{self.user.username}: {self.reason[:50]}"
+
+    def in_force(self, now: Any = None) -> bool:
+        now = now or timezone.now()
+        return (
+            self.lifted_at is None
+            and self.starts_at <= now
+            and (self.ends_at is None or self.ends_at > now)
+        )
 
 
 @functools.cache

@@ -6,7 +6,11 @@ from . import language, recovery, views
 urlpatterns = [
     path("language/", language.set_language, name="set_language"),
     path("signup/", views.signup, name="signup"),
-    path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path(
+        "login/",
+        views.LoginView.as_view(),
+        name="login",
+    ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(
         "password/",

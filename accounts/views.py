@@ -1,5 +1,6 @@
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -8,7 +9,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from . import ratelimit
-from .forms import EmailForm, SignUpForm
+from .forms import EmailForm, LoginForm, SignUpForm
 
 
 def _safe_next(request: HttpRequest) -> str | None:
@@ -77,3 +78,17 @@ def profile(request: HttpRequest) -> HttpResponse:
         {"form": form, "saved_email": saved, "refusal": refusal},
         status=status,
     )
+
+
+class LoginView(auth_views.LoginView):
+    """Django's log-in page; a suspended account (right password) is answered 403 with
+    the reason and the end (issue 50). A wrong password stays as it was."""
+
+    authentication_form = LoginForm
+    redirect_authenticated_user = True
+
+    def form_invalid(self, form: LoginForm) -> HttpResponse:  # type: ignore[override]
+        response = super().form_invalid(form)
+        if form.has_error("__all__", code="suspended"):
+            response.status_code = 403
+        return response

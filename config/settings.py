@@ -84,6 +84,8 @@ MIDDLEWARE = [
     "accounts.language.UserLanguageMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # After the messages: a suspended user's next request logs them out and says why.
+    "accounts.suspensions.SuspendedLogoutMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     # Last, as django-axes asks, so that it sees the outcome of authentication.

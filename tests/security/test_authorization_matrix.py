@@ -402,6 +402,9 @@ def test_htmx_refusals_have_the_same_status_and_change_nothing(
         ("/rules/", 200, 200, 200, 200),
         ("/admin/", 302, 302, 200, 200),
         ("/admin/games/table/", 302, 302, 200, 403),
+        # Suspending accounts (issue 50): the suspension permissions, a superuser's.
+        ("/admin/accounts/suspension/", 302, 302, 200, 403),
+        ("/admin/accounts/suspension/add/", 302, 302, 200, 403),
         # The account page, and a forgotten password's pages, open to anyone (issue 49);
         # a reset link that is not one is bad input.
         ("/accounts/profile/", 302, 200, 200, 200),
@@ -422,6 +425,28 @@ def test_pages_and_admin(
     if want == 302:
         # LoginRequiredMiddleware sends anonymous users to the site's log-in page.
         assert "/login/" in response["Location"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("role", ROLES)
+def test_lifting_a_suspension(world: Any, role: str) -> None:
+    """Issue 50: lifting is a POST for whoever may change suspensions (the superuser
+    here); other staff get 403, everyone else a log-in page, and nothing changes."""
+    from accounts import suspensions
+
+    target = make_user("suspended-sam")
+    suspension = suspensions.suspend(target, "Spam", None, world["users"]["staff"])
+    url = reverse("admin:accounts_suspension_lift", args=[suspension.pk])
+    response = client_for(world["users"][role], world).post(url)
+    suspension.refresh_from_db()
+    if role == "staff":
+        assert response.status_code == 302 and suspension.lifted_at is not None
+        return
+    if role == "staff_seated":
+        assert response.status_code == 403
+    else:
+        assert response.status_code == 302 and "/login/" in response["Location"]
+    assert suspension.lifted_at is None
 
 
 @pytest.mark.django_db
