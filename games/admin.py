@@ -14,19 +14,35 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, QuerySet
 from django.forms.models import BaseInlineFormSet
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
+from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
-from games.models import Bid, ChatMessage, HandCard, Play, Round, RoundScore, Seat, Table, Trick
+from games.models import (
+    Bid,
+    CancelReason,
+    ChatMessage,
+    ChatMute,
+    HandCard,
+    Play,
+    Round,
+    RoundScore,
+    Seat,
+    Table,
+    Trick,
+)
 from games.play import actions
 
 
@@ -92,9 +108,9 @@ class ChatMessageInline(ReadOnlyInline):
     model = ChatMessage
     formset = LatestChatFormSet
     template = "admin/games/table/chat_inline.html"
-    fields = ("created_at", "author", "text")
+    fields = ("created_at", "author", "text", "hidden_at")
     readonly_fields = fields
-    show_change_link = False
+    show_change_link = True  # a message's page, where moderators hide it (issue 50)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[ChatMessage]:
         return super().get_queryset(request).select_related("author")
@@ -223,7 +239,7 @@ class TableAdmin(admin.ModelAdmin):
 
     # Tables are created by players and changed by actions only: the table page
     # is a view (no Save button, a POST to it is refused); cancelling is its own
-    # permission, given with "change table".
+    # permission, games.cancel_table (issue 50).
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
@@ -234,12 +250,12 @@ class TableAdmin(admin.ModelAdmin):
         return False
 
     def has_cancel_permission(self, request: HttpRequest) -> bool:
-        return bool(request.user.has_perm("games.change_table"))
+        return bool(request.user.has_perm("games.cancel_table"))
 
     def get_urls(self) -> list[URLPattern]:
         cancel = path(
             "<int:object_id>/cancel/",
-            self.admin_site.admin_view(require_POST(self.cancel_view)),
+            self.admin_site.admin_view(require_http_methods(["GET", "POST"])(self.cancel_view)),
             name="games_table_cancel",
         )
         return [cancel, *super().get_urls()]
@@ -256,25 +272,56 @@ class TableAdmin(admin.ModelAdmin):
         return super().change_view(request, object_id, form_url, context)
 
     def cancel_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
-        """The table page's "Cancel this table" button: the same action as a player's leave."""
+        """The table page's "Cancel this table" (issue 50): a GET asks for a reason and
+        confirmation; the POST cancels through the action, as a player's leave does."""
         if not self.has_cancel_permission(request):
             raise PermissionDenied
-        try:
-            actions.cancel_table(request.user, object_id)
-        except actions.ActionError as error:
-            self.message_user(request, f"Table #{object_id}: {error.message}", messages.ERROR)
-        else:
-            self.message_user(
-                request, _("Table #%(id)d is cancelled.") % {"id": object_id}, messages.SUCCESS
-            )
-        return HttpResponseRedirect(reverse("admin:games_table_change", args=[object_id]))
+        table = self.get_queryset(request).filter(pk=object_id).first()
+        if table is None:
+            raise Http404
+        form = CancelForm(request.POST if request.method == "POST" else None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                actions.cancel_table(request.user, object_id, **form.action_arguments())
+            except actions.ActionError as error:
+                self.message_user(request, f"Table #{object_id}: {error.message}", messages.ERROR)
+            else:
+                self.message_user(
+                    request, _("Table #%(id)d is cancelled.") % {"id": object_id}, messages.SUCCESS
+                )
+            return HttpResponseRedirect(reverse("admin:games_table_change", args=[object_id]))
+        return self._cancel_confirmation(request, [table], form, single=True)
+
+    def _cancel_confirmation(
+        self, request: HttpRequest, tables: list[Table], form: CancelForm, *, single: bool
+    ) -> HttpResponse:
+        """The page asking why and whether to cancel ``tables`` (400 with a bad form)."""
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": _("Cancel a table") if single else _("Cancel tables"),
+            "tables": tables,
+            "form": form,
+            "single": single,
+            "action_checkbox_name": ACTION_CHECKBOX_NAME,
+        }
+        status = 400 if form.is_bound and not form.is_valid() else 200
+        return TemplateResponse(
+            request, "admin/games/table/cancel_confirmation.html", context, status=status
+        )
 
     @admin.action(description=_("Cancel selected tables"), permissions=["cancel"])
-    def cancel_tables(self, request: HttpRequest, queryset: QuerySet[Table]) -> None:
+    def cancel_tables(self, request: HttpRequest, queryset: QuerySet[Table]) -> HttpResponse | None:
+        """Asks for a reason and confirmation first (issue 50), then cancels each table."""
+        confirmed = request.POST.get("post") == "yes"
+        form = CancelForm(request.POST if confirmed else None)
+        if not (confirmed and form.is_valid()):
+            tables = list(queryset.order_by("pk"))
+            return self._cancel_confirmation(request, tables, form, single=False)
         cancelled = 0
         for pk in queryset.order_by("pk").values_list("pk", flat=True):
             try:
-                actions.cancel_table(request.user, pk)
+                actions.cancel_table(request.user, pk, **form.action_arguments())
             except actions.ActionError as error:
                 self.message_user(request, f"Table #{pk}: {error.message}", messages.ERROR)
             else:
@@ -286,6 +333,31 @@ class TableAdmin(admin.ModelAdmin):
                 % {"n": cancelled},
                 messages.SUCCESS,
             )
+        return None
+
+
+class CancelForm(forms.Form):
+    """Why staff cancel a table (issue 50): a reason from the list, or typed with "Other"."""
+
+    reason = forms.ChoiceField(
+        label=_("Reason"), choices=CancelReason.choices, widget=forms.RadioSelect
+    )
+    note = forms.CharField(
+        label=_("Other reason"),
+        required=False,
+        max_length=Table._meta.get_field("cancel_note").max_length,
+        help_text=_("With “Other”: shown to the players as you type it."),
+    )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if data.get("reason") == CancelReason.OTHER and not data.get("note", "").strip():
+            self.add_error("note", _("Say why the table is cancelled."))
+        return data
+
+    def action_arguments(self) -> dict[str, str]:
+        """The action's keyword arguments (games.play.actions.cancel_table)."""
+        return {"reason": self.cleaned_data["reason"], "note": self.cleaned_data["note"]}
 
 
 def _html_table(css_class: str, headers: tuple[Any, ...], rows: Any) -> SafeString:
@@ -411,14 +483,181 @@ class RoundScoreAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_select_related = ("round", "seat__user")
 
 
+class HiddenFilter(admin.SimpleListFilter):
+    """Chat messages hidden by staff, or shown (issue 50)."""
+
+    title = _("hidden by staff")
+    parameter_name = "hidden"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, Any]]:
+        return [("yes", _("Hidden")), ("no", _("Shown"))]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        if self.value() == "yes":
+            return queryset.filter(hidden_at__isnull=False)
+        if self.value() == "no":
+            return queryset.filter(hidden_at__isnull=True)
+        return queryset
+
+
 @admin.register(ChatMessage)
 class ChatMessageAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
-    list_display = ("id", "table", "author", "short_text", "created_at")
-    list_filter = ("created_at",)
+    """Chat messages, read-only; moderators (games.hide_chatmessage) hide one, so that
+    every page shows "message removed by staff" in its place, and restore it (issue 50):
+    on its page with a reason, or several at once from the list."""
+
+    list_display = ("id", "table", "author", "short_text", "hidden", "created_at")
+    list_filter = (HiddenFilter, "created_at")
     search_fields = ("text", "author__username", "=table__id")
     list_select_related = ("table__host", "author")
     date_hierarchy = "created_at"
+    actions = ("hide_messages", "restore_messages")
+    change_form_template = "admin/games/chatmessage/change_form.html"
+    fields = ("table", "author", "text", "created_at", "hidden_at", "hidden_by")
+    readonly_fields = fields
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[ChatMessage]:
+        return super().get_queryset(request).select_related("table__host", "author", "hidden_by")
 
     @admin.display(description=_("text"))
     def short_text(self, obj: ChatMessage) -> str:
         return obj.text if len(obj.text) <= 60 else obj.text[:59] + "…"
+
+    @admin.display(description=_("hidden"), boolean=True, ordering="hidden_at")
+    def hidden(self, obj: ChatMessage) -> bool:
+        return obj.hidden_at is not None
+
+    def has_hide_permission(self, request: HttpRequest) -> bool:
+        return bool(request.user.has_perm("games.hide_chatmessage"))
+
+    def get_urls(self) -> list[URLPattern]:
+        def moderate(view: Any, name: str) -> URLPattern:
+            wrapped = self.admin_site.admin_view(require_POST(view))
+            return path(f"<int:object_id>/{name}/", wrapped, name=f"games_chatmessage_{name}")
+
+        return [
+            moderate(self.hide_view, "hide"),
+            moderate(self.restore_view, "restore"),
+            *super().get_urls(),
+        ]
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        context = dict(extra_context or {})
+        context["can_hide"] = self.has_hide_permission(request)
+        context["reason_length"] = actions.MODERATION_REASON_LENGTH
+        return super().change_view(request, object_id, form_url, context)
+
+    def hide_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
+        return self._moderate(
+            request, object_id, actions.hide_chat_message, _("Message #%(id)d is hidden.")
+        )
+
+    def restore_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
+        return self._moderate(
+            request, object_id, actions.restore_chat_message, _("Message #%(id)d is restored.")
+        )
+
+    def _moderate(self, request: HttpRequest, object_id: int, act: Any, done: Any) -> HttpResponse:
+        """One message hidden or restored through its action, then back to its page."""
+        if not self.has_hide_permission(request):
+            raise PermissionDenied
+        try:
+            act(request.user, object_id, request.POST.get("reason", ""))
+        except actions.ActionError as error:
+            if error.status == 404:
+                raise Http404(error.message) from None
+            self.message_user(request, error.message, messages.ERROR)
+        else:
+            self.message_user(request, done % {"id": object_id}, messages.SUCCESS)
+        return HttpResponseRedirect(reverse("admin:games_chatmessage_change", args=[object_id]))
+
+    @admin.action(description=_("Hide selected messages"), permissions=["hide"])
+    def hide_messages(self, request: HttpRequest, queryset: QuerySet[ChatMessage]) -> None:
+        self._moderate_many(request, queryset.filter(hidden_at__isnull=True), hide=True)
+
+    @admin.action(description=_("Restore selected messages"), permissions=["hide"])
+    def restore_messages(self, request: HttpRequest, queryset: QuerySet[ChatMessage]) -> None:
+        self._moderate_many(request, queryset.filter(hidden_at__isnull=False), hide=False)
+
+    def _moderate_many(
+        self, request: HttpRequest, queryset: QuerySet[ChatMessage], *, hide: bool
+    ) -> None:
+        act = actions.hide_chat_message if hide else actions.restore_chat_message
+        done = 0
+        for pk in queryset.order_by("pk").values_list("pk", flat=True):
+            try:
+                act(request.user, pk)
+            except actions.ActionError as error:
+                self.message_user(request, f"#{pk}: {error.message}", messages.ERROR)
+            else:
+                done += 1
+        if hide:
+            said = ngettext("Hid %(n)d message.", "Hid %(n)d messages.", done)
+        else:
+            said = ngettext("Restored %(n)d message.", "Restored %(n)d messages.", done)
+        self.message_user(request, said % {"n": done}, messages.SUCCESS)
+
+
+class MuteActiveFilter(admin.SimpleListFilter):
+    """Mutes still running, or over."""
+
+    title = _("in force")
+    parameter_name = "active"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, Any]]:
+        return [("yes", _("In force")), ("no", _("Over"))]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        now = timezone.now()
+        if self.value() == "yes":
+            return queryset.filter(until__gt=now)
+        if self.value() == "no":
+            return queryset.filter(until__lte=now)
+        return queryset
+
+
+@admin.register(ChatMute)
+class ChatMuteAdmin(admin.ModelAdmin):
+    """Mutes (issue 50): a user may not chat at one table, or anywhere, until a time.
+    Managed here with the model's own permissions; each change is in the admin log with
+    its reason. games.play.actions.post_chat enforces them."""
+
+    list_display = ("id", "user", "where", "until", "in_force", "reason", "created_by")
+    list_filter = (MuteActiveFilter, "until", "created_at")
+    search_fields = ("user__username", "=table__id", "reason")
+    list_select_related = ("user", "table__host", "created_by")
+    raw_id_fields = ("user", "table")
+    fields = ("user", "table", "until", "reason", "created_by", "created_at")
+    readonly_fields = ("created_by", "created_at")
+
+    @admin.display(description=_("where"), ordering="table")
+    def where(self, obj: ChatMute) -> str:
+        return str(obj.table) if obj.table_id else str(_("the whole site"))
+
+    @admin.display(description=_("in force"), boolean=True)
+    def in_force(self, obj: ChatMute) -> bool:
+        return obj.until > timezone.now()
+
+    def save_model(self, request: HttpRequest, obj: ChatMute, form: Any, change: bool) -> None:
+        if not change:
+            obj.created_by = request.user
+        super().save_model(request, obj, form, change)
+
+    # The admin log (the mute's History page) says what was done, until when and why.
+    def log_addition(self, request: HttpRequest, obj: Any, message: Any) -> Any:
+        return super().log_addition(request, obj, _mute_said("Muted", obj))
+
+    def log_change(self, request: HttpRequest, obj: Any, message: Any) -> Any:
+        return super().log_change(request, obj, _mute_said("Changed the mute", obj))
+
+
+def _mute_said(what: str, mute: ChatMute) -> str:
+    """An admin log entry for a mute (in English, as the admin's own entries are kept)."""
+    where = f"table #{mute.table_id}" if mute.table_id else "the whole site"
+    return f"{what}: {mute.user} at {where} until {mute.until.isoformat()}. Reason: {mute.reason}"

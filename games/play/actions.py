@@ -16,9 +16,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from django.contrib.admin.models import CHANGE, LogEntry
 from django.db import DatabaseError, IntegrityError
-from django.db.models import Exists, OuterRef
-from django.utils import timezone
+from django.db.models import Exists, OuterRef, Q, Subquery
+from django.utils import formats, timezone, translation
 from django.utils.translation import gettext as _
 
 from accounts import ratelimit
@@ -30,7 +31,9 @@ from games.models import (
     MAX_SEATS,
     TURN_CLOCK_CHOICES,
     Bid,
+    CancelReason,
     ChatMessage,
+    ChatMute,
     ComputerLevel,
     HandCard,
     Play,
@@ -51,6 +54,7 @@ log = logging.getLogger(__name__)
 
 INTEGER = re.compile(r"-?[0-9]{1,12}")
 CHAT_BURST, CHAT_BURST_SECONDS = 20, 10  # at most 20 messages in 10 seconds per player
+MODERATION_REASON_LENGTH = 200  # a moderator's reason for hiding or restoring a message
 
 
 class ActionError(Exception):
@@ -546,14 +550,52 @@ def leave_table(user: Any, table_id: int, *, confirmed: bool = False) -> Table:
 
 
 @_atomic_action
-def cancel_table(user: Any, table_id: int) -> Table:
-    """Staff (from the admin) stop a table that is waiting or in progress."""
-    table = _lock(table_id)
-    if not getattr(user, "is_staff", False):
+def cancel_table(user: Any, table_id: int, *, reason: str = "", note: str = "") -> Table:
+    """Staff (from the admin) stop a table that is waiting or in progress (issue 50).
+
+    ``reason``: one of CancelReason ("" for none); with "other", ``note`` is the staff
+    member's own words. The players read it in the status line; the admin log keeps it.
+    """
+    if not (getattr(user, "is_staff", False) and user.has_perm("games.cancel_table")):
         raise ActionError(_("Only staff can cancel a table."), 403)
+    reason, note = _cancel_reason(reason, note)
+    table = _lock(table_id)
     if table.is_over:
         raise ActionError(_("This game is over already."), 409)
-    return _bump(table, status=Table.Status.CANCELLED, cancelled_by=user, phase="")
+    _bump(
+        table,
+        status=Table.Status.CANCELLED,
+        cancelled_by=user,
+        phase="",
+        cancel_reason=reason,
+        cancel_note=note,
+    )
+    with translation.override("en"):
+        said = table.cancel_reason_text
+    _audit(user, table, f"Cancelled the table. Reason: {said}" if said else "Cancelled the table.")
+    return table
+
+
+def _cancel_reason(reason: Any, note: Any) -> tuple[str, str]:
+    """A cancel's reason and note, checked: a reason from the list, words with "other"."""
+    reason = str(reason or "")
+    note = " ".join(str(note or "").split())
+    if reason and reason not in CancelReason.values:
+        raise ActionError(_("Choose a reason from the list."), 400)
+    if reason != CancelReason.OTHER:
+        return reason, ""
+    if not note:
+        raise ActionError(_("Say why the table is cancelled."), 400)
+    limit = Table._meta.get_field("cancel_note").max_length
+    if len(note) > limit:
+        raise ActionError(_("A reason has at most %(n)s characters.") % {"n": limit}, 400)
+    return reason, note
+
+
+def _audit(user: Any, obj: Any, message: str) -> None:
+    """Write a staff action to Django's admin log (the object's History page), in the
+    action's transaction: no action without its entry, no entry without its action."""
+    LogEntry.objects.log_actions(user.pk, [obj], CHANGE, message, single_object=True)
 
 
 @_atomic_action
@@ -956,15 +998,31 @@ def post_chat(user: Any, table_id: int, text: str) -> ChatMessage:
     not wait for it. The rate limit is checked before anything is written.
     """
     text = str(text or "").strip()
-    # The table and the user's seat in one read (None: no such table).
+    # The table, the user's seat and their mute, if any, in one read (None: no such table).
     table = None
     if isinstance(table_id, int) and 0 < table_id <= MAX_DB_ID:
         seated = Seat.objects.filter(table=OuterRef("pk"), user_id=user.pk)
-        table = Table.objects.filter(pk=table_id).annotate(seated=Exists(seated)).first()
+        mute = (
+            ChatMute.objects.filter(user_id=user.pk, until__gt=timezone.now())
+            .filter(Q(table__isnull=True) | Q(table_id=OuterRef("pk")))
+            .order_by("-until")
+            .values("until")[:1]
+        )
+        table = (
+            Table.objects.filter(pk=table_id)
+            .annotate(seated=Exists(seated), muted_until=Subquery(mute))
+            .first()
+        )
     if table is None:
         raise ActionError(_("There is no such table."), 404)
     if not table.seated:
         raise ActionError(_("You are not seated at this table."), 403)
+    if table.is_over:
+        # Issue 50: a finished or cancelled table's chat is read-only, for everyone.
+        raise ActionError(_("This game is over: its chat is closed."), 409)
+    if table.muted_until is not None:
+        until = formats.date_format(timezone.localtime(table.muted_until), "DATETIME_FORMAT")
+        raise ActionError(_("You are muted until %(until)s (UTC).") % {"until": until}, 403)
     if not text:
         raise ActionError(_("Write something before sending."), 400)
     if len(text) > CHAT_MAX_LENGTH:
@@ -979,6 +1037,67 @@ def post_chat(user: Any, table_id: int, text: str) -> ChatMessage:
     # pending move into a stale one. The push sends the chat log alone (after
     # the commit, when the caller runs in a transaction).
     outcome.on_commit(outcome.Outcome(table, outcome.Change.CHAT))
+    return message
+
+
+# -- chat moderation (issue 50): staff hide a message and restore it ---------------------
+
+
+def _locked_message(user: Any, message_id: Any) -> ChatMessage:
+    if not (getattr(user, "is_staff", False) and user.has_perm("games.hide_chatmessage")):
+        raise ActionError(_("Only moderators can hide or restore chat messages."), 403)
+    try:
+        key = int(message_id)
+    except (ValueError, TypeError, OverflowError):
+        key = 0
+    found = None
+    if 0 < key <= MAX_DB_ID:
+        found = (
+            ChatMessage.objects.select_for_update(of=("self",))
+            .select_related("table", "author")
+            .filter(pk=key)
+            .first()
+        )
+    if found is None:
+        raise ActionError(_("There is no such message."), 404)
+    return found
+
+
+def _moderation_reason(reason: Any) -> str:
+    reason = " ".join(str(reason or "").split())
+    if len(reason) > MODERATION_REASON_LENGTH:
+        raise ActionError(
+            _("A reason has at most %(n)s characters.") % {"n": MODERATION_REASON_LENGTH}, 400
+        )
+    return reason
+
+
+@_atomic_action
+def hide_chat_message(user: Any, message_id: Any, reason: str = "") -> ChatMessage:
+    """A moderator hides a message: every page shows "message removed by staff" in its
+    place, live (the chat log is pushed as for a new message; the version stays)."""
+    reason = _moderation_reason(reason)
+    message = _locked_message(user, message_id)
+    if message.hidden_at is not None:
+        raise ActionError(_("This message is hidden already."), 409)
+    message.hidden_at, message.hidden_by = timezone.now(), user
+    message.save(update_fields=["hidden_at", "hidden_by"])
+    _audit(user, message, f"Hidden. Reason: {reason}" if reason else "Hidden.")
+    outcome.on_commit(outcome.Outcome(message.table, outcome.Change.CHAT))
+    return message
+
+
+@_atomic_action
+def restore_chat_message(user: Any, message_id: Any, reason: str = "") -> ChatMessage:
+    """A moderator shows a hidden message again, on every page, live."""
+    reason = _moderation_reason(reason)
+    message = _locked_message(user, message_id)
+    if message.hidden_at is None:
+        raise ActionError(_("This message is not hidden."), 409)
+    message.hidden_at, message.hidden_by = None, None
+    message.save(update_fields=["hidden_at", "hidden_by"])
+    _audit(user, message, f"Restored. Reason: {reason}" if reason else "Restored.")
+    outcome.on_commit(outcome.Outcome(message.table, outcome.Change.CHAT))
     return message
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from django.contrib.auth.models import Permission
 
 from games.models import CHAT_MAX_LENGTH, Bid, ChatMessage, Play, Seat, Table, Trick
 from games.play import actions
@@ -161,6 +162,10 @@ def test_cancel_table_is_for_staff() -> None:
     (staff,) = make_users(1, "staff")
     staff.is_staff = True
     staff.save()
+    # Staff may cancel with the permission games.cancel_table only (issue 50).
+    assert_refused(403, actions.cancel_table, staff, table.pk)
+    staff.user_permissions.add(Permission.objects.get(codename="cancel_table"))
+    staff = type(staff).objects.get(pk=staff.pk)  # permissions are cached on the user
     cancelled = actions.cancel_table(staff, table.pk)
     assert cancelled.status == Table.Status.CANCELLED
     assert cancelled.cancelled_by == staff

@@ -13,7 +13,7 @@ from django.urls import reverse
 from games.models import Bid, ChatMessage, HandCard, Play, Round, RoundScore, Seat, Table, Trick
 from games.play import actions
 
-from .helpers import at_phase, make_users, play_until, seated_table, started_table
+from .helpers import at_phase, fresh, make_users, play_until, seated_table, started_table
 
 pytestmark = pytest.mark.django_db
 
@@ -70,15 +70,20 @@ def test_cancel_selected_tables(staff_client: Any) -> None:
     playing, _ = started_table(3, prefix="p")
     over, _ = seated_table(2, prefix="o")
     actions.cancel_table(staff_client.staff, over.pk)
+    chosen = {"action": "cancel_tables", "_selected_action": [waiting.pk, playing.pk, over.pk]}
+    # The action asks for a reason and a confirmation first (issue 50): nothing changes yet.
+    asked = staff_client.post(reverse("admin:games_table_changelist"), chosen)
+    assert asked.status_code == 200 and 'name="reason"' in asked.content.decode()
+    assert fresh(waiting).status == Table.Status.WAITING
     response = staff_client.post(
-        reverse("admin:games_table_changelist"),
-        {"action": "cancel_tables", "_selected_action": [waiting.pk, playing.pk, over.pk]},
+        reverse("admin:games_table_changelist"), {**chosen, "post": "yes", "reason": "stuck"}
     )
     assert response.status_code == 302
     for table in (waiting, playing):
         table.refresh_from_db()
         assert table.status == Table.Status.CANCELLED
         assert table.cancelled_by == staff_client.staff
+        assert table.cancel_reason == "stuck"
     texts = [str(m) for m in get_messages(response.wsgi_request)]
     assert any(f"Table #{over.pk}" in t and "over already" in t for t in texts), texts
     assert any("Cancelled 2 tables" in t for t in texts), texts

@@ -90,7 +90,7 @@ def test_table_page_is_read_only_and_has_a_cancel_button(staff_client: Any) -> N
     html = staff_client.get(change_url(table)).content.decode()
     for button in ("_save", "_continue", "_addanother"):
         assert f'name="{button}"' not in html
-    assert f'action="{cancel_url(table)}"' in html
+    assert f'href="{cancel_url(table)}"' in html  # to the confirmation (issue 50)
     before = snapshot()
     response = staff_client.post(change_url(table), {"_save": "Save"})
     assert response.status_code == 403  # nothing on the page is editable
@@ -99,17 +99,20 @@ def test_table_page_is_read_only_and_has_a_cancel_button(staff_client: Any) -> N
 
 def test_the_cancel_button_cancels_through_the_action(staff_client: Any) -> None:
     table, _users = started_table(3, ghost=False)
-    assert staff_client.get(cancel_url(table)).status_code == 405
-    response = staff_client.post(cancel_url(table))
+    before = snapshot()
+    asked = staff_client.get(cancel_url(table))  # a confirmation with a reason (issue 50)
+    assert asked.status_code == 200 and 'name="reason"' in asked.content.decode()
+    assert snapshot() == before
+    response = staff_client.post(cancel_url(table), {"reason": "stuck"})
     assert response.status_code == 302 and response["Location"] == change_url(table)
     cancelled = fresh(table)
     assert cancelled.status == Table.Status.CANCELLED
     assert cancelled.cancelled_by == staff_client.staff
     assert cancelled.version == table.version + 1  # versioned (and broadcast) like every move
     page = staff_client.get(change_url(table)).content.decode()
-    assert f'action="{cancel_url(table)}"' not in page  # nothing left to cancel
+    assert f'href="{cancel_url(table)}"' not in page  # nothing left to cancel
     before = snapshot()
-    again = staff_client.post(cancel_url(table), follow=True)
+    again = staff_client.post(cancel_url(table), {"reason": "stuck"}, follow=True)
     assert "over already" in again.content.decode()
     assert snapshot() == before
 

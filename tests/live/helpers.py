@@ -19,6 +19,7 @@ REGION_IDS = (
     "controls",
     "scores",
     "chat-log",
+    "chat-compose",
     "tricks-history",
 )
 CARD_ATTR = re.compile(r'data-card="([^"]+)"')

@@ -32,6 +32,7 @@ from django.urls import reverse
 from games import rules
 from games.models import (
     MAX_SEATS,
+    ChatMessage,
     Seat,
     Table,
 )
@@ -275,7 +276,8 @@ def expected(role: str, state: str, action: str) -> Cell:
     if action == "table":
         return (200, False)
     if action == "chat":
-        return (303, True)  # R11: seated players chat, whatever the state
+        # R11: seated players chat; a finished or cancelled table's chat is closed (issue 50).
+        return (409, False) if over else (303, True)
     if action == "leave":
         return (409, False) if over else (303, True)
     is_host = role == "host"
@@ -402,6 +404,14 @@ def test_htmx_refusals_have_the_same_status_and_change_nothing(
         ("/rules/", 200, 200, 200, 200),
         ("/admin/", 302, 302, 200, 200),
         ("/admin/games/table/", 302, 302, 200, 403),
+        # Chat moderation (issue 50): the messages (hidden ones filtered) and the mutes;
+        # the rights of a moderator: tests/staff/test_chat_moderation.py.
+        ("/admin/games/chatmessage/?hidden=yes", 302, 302, 200, 403),
+        ("/admin/games/chatmute/", 302, 302, 200, 403),
+        ("/admin/games/chatmute/add/", 302, 302, 200, 403),
+        # Suspending accounts (issue 50): the suspension permissions, a superuser's.
+        ("/admin/accounts/suspension/", 302, 302, 200, 403),
+        ("/admin/accounts/suspension/add/", 302, 302, 200, 403),
         # Suspending accounts (issue 50): the suspension permissions, a superuser's.
         ("/admin/accounts/suspension/", 302, 302, 200, 403),
         ("/admin/accounts/suspension/add/", 302, 302, 200, 403),
@@ -700,6 +710,17 @@ def _asgi() -> Any:
     return application
 
 
+def _push_a_chat_log(built: dict[str, Any], table: Table, text: str) -> None:
+    """Something that pushes the table's chat log: a message, or at a cancelled table
+    (its chat closed, issue 50) a moderator hiding one."""
+    host = built["users"]["host"]
+    if table.status != Table.Status.CANCELLED:
+        actions.post_chat(host, table.pk, text)
+        return
+    message = ChatMessage.objects.create(table=table, author=host, text=text)
+    actions.hide_chat_message(built["users"]["staff"], message.pk)
+
+
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("state", ["waiting", "playing", "cancelled"])
 @pytest.mark.parametrize("role", ROLES)
@@ -721,7 +742,7 @@ async def test_websocket_matrix(role: str, state: str) -> None:
         else:
             assert message == {"type": "websocket.close", "code": want}
             # A refused socket never receives anything of the table afterwards.
-            await sync_to_async(actions.post_chat)(built["users"]["host"], table.pk, "secret")
+            await sync_to_async(_push_a_chat_log)(built, table, "secret")
             assert await comm.receive_nothing(timeout=0.3)
     finally:
         await comm.disconnect()
