@@ -422,3 +422,24 @@ def test_mutes_are_refused_without_the_permission(role: str, status: int) -> Non
     )
     assert response.status_code == status
     assert not ChatMute.objects.exists()
+
+
+def test_the_mute_list_reads_a_flat_number_of_queries(
+    moderator: Any, django_assert_max_num_queries: Any
+) -> None:
+    """As many queries for 2 mutes as for 30, at tables and site-wide."""
+    table, users, _message = chat_at()
+    staff = client_of(moderator)
+    listing = reverse("admin:games_chatmute_changelist")
+    mute(users[0], table, by=moderator)
+    mute(users[1], None, by=moderator)
+    staff.get(listing)  # content types and permissions cached as in a running server
+    with django_assert_max_num_queries(100) as few:
+        assert staff.get(listing).status_code == 200
+    for n in range(28):
+        other, _ = started_table(2, ghost=True, prefix=f"m{n}_")
+        mute(users[n % 3], other if n % 2 else None, by=moderator)
+    with django_assert_max_num_queries(len(few.captured_queries)):
+        response = staff.get(listing)
+    assert response.status_code == 200
+    assert len(response.context["cl"].result_list) == 30
