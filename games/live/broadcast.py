@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Iterator
 from contextvars import ContextVar
 from typing import Any
@@ -69,6 +70,33 @@ def group_name(table_id: int) -> str:
 def user_group(table_id: int, user_id: int) -> str:
     """The sockets one user has open on one table: that seat's frames."""
     return f"table-{table_id}-user-{user_id}"
+
+
+def watch_group(table_id: int) -> str:
+    """The sockets of staff watching the table (issue 50): its public regions only."""
+    return f"table-{table_id}-watch"
+
+
+#: table id -> (until, the watchers' languages), as the presence marks of this process's
+#: sockets of the table last said (games.live.consumers): a move whose seats all listen
+#: here asks the cache nothing, and learns from this whether staff watch the table.
+_watched_here: dict[int, tuple[float, tuple[str, ...]]] = {}
+
+
+def note_watchers(table_id: int, languages: list[str] | tuple[str, ...]) -> None:
+    """What a presence mark of the table said of its watchers (for three heartbeats)."""
+    if languages:
+        until = time.monotonic() + 3 * presence.heartbeat_seconds()
+        _watched_here[table_id] = (until, tuple(languages))
+    else:
+        _watched_here.pop(table_id, None)
+
+
+def _noted_watchers(table_id: int) -> tuple[str, ...]:
+    noted = _watched_here.get(table_id)
+    if noted is None or noted[0] < time.monotonic():
+        return ()
+    return noted[1]
 
 
 @receiver(outcome.committed, dispatch_uid="games.live.broadcast.deliver")
@@ -131,7 +159,10 @@ def publish(
             return {}
         state = load_state(fresh)
     record = held.before(state.table)
-    frames_of = _render_for_listeners(state, public, seat_regions, changed, _actor.get(), record)
+    shared: dict[str, str] = {}
+    frames_of = _render_for_listeners(
+        state, public, seat_regions, changed, _actor.get(), record, shared
+    )
     collector = _collected.get()
     if collector is not None and seat_regions:
         collector.update(frames_of)
@@ -152,6 +183,11 @@ def publish(
         for user_id, html in frames_of.items()
     ]
     messages += [(user_group(table_id, uid), {"type": "table.departed"}) for uid in departed]
+    watched = {language: html for language, html in shared.items() if html}
+    if watched:
+        # Staff watching (issue 50): the public regions alone, in each language watched.
+        watching = {**frame, "type": "table.watch", "regions": list(public), "html": watched}
+        messages.append((watch_group(table_id), watching))
     send(messages)
     if any(region in frames.PARTED_REGIONS for region in public):
         # What the pages hold now, for the next move to send only what it changes.
@@ -170,10 +206,12 @@ def _render_for_listeners(
     changed: dict[int, tuple[str, ...]] | None,
     actor: int | None,
     record: held.Record,
+    shared: dict[str, str] | None = None,
 ) -> dict[int, str]:
     """The frames of the seats that watch (a socket opened later reads a full
-    snapshot), and the actor's, whose HTTP answer is its frame: user id -> frame."""
-    listening = _listening_seats(state)
+    snapshot), and the actor's, whose HTTP answer is its frame: user id -> frame.
+    ``shared``: filled with the public regions in each language, when staff watch."""
+    listening, watchers = _listening_seats(state)
     users = None
     if listening is not None:
         users = {seat.user_id for seat in state.seats if seat.pk in listening}
@@ -187,19 +225,27 @@ def _render_for_listeners(
         changed=changed,
         held=record,
         online=listening,
+        watchers=watchers,
+        shared_out=shared if watchers else None,
     )
 
 
-def _listening_seats(state: GameState) -> set[int] | None:
-    """The seats with a socket open (games.storage.presence). When every seat has one in this
-    process, as when a table's players are all served by the process that moves it,
-    the channel layer says so without a round trip to the cache."""
+def _listening_seats(state: GameState) -> tuple[set[int] | None, tuple[str, ...]]:
+    """The seats with a socket open (games.storage.presence), and the languages of the
+    staff watching (issue 50). When every seat has one in this process, as when a
+    table's players are all served by the process that moves it, the channel layer
+    says so without a round trip to the cache, and the presence marks those sockets
+    got say who watches."""
+    table_id = state.table.pk
     listened_here = getattr(get_channel_layer(), "listened_here", None)
     if listened_here is not None and state.seats:
-        groups = {user_group(state.table.pk, seat.user_id): seat.pk for seat in state.seats}
+        groups = {user_group(table_id, seat.user_id): seat.pk for seat in state.seats}
         if len(listened_here(list(groups))) == len(groups):
-            return set(groups.values())
-    return presence.listening_seats(seat.pk for seat in state.seats)
+            return set(groups.values()), _noted_watchers(table_id)
+    listening, watchers = presence.listening_and_watchers(
+        (seat.pk for seat in state.seats), table_id
+    )
+    return listening, tuple(watchers)
 
 
 def send(messages: list[tuple[str, dict[str, Any]]]) -> None:

@@ -51,7 +51,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from games.live import frames, push
-from games.live.broadcast import group_name, user_group
+from games.live.broadcast import group_name, note_watchers, user_group, watch_group
 from games.live.push import CLOSE_ANONYMOUS, CLOSE_NO_TABLE, CLOSE_NOT_SEATED
 from games.storage import presence
 
@@ -60,7 +60,7 @@ log = logging.getLogger(__name__)
 #: Group events that only forward what was rendered elsewhere and touch no database.
 #: Channels closes stale database connections before every message it dispatches, a
 #: hop to a worker thread and back; for these (one per socket per move) it is skipped.
-FORWARD_ONLY = frozenset({"table.frame", "table.presence"})
+FORWARD_ONLY = frozenset({"table.frame", "table.presence", "table.watch"})
 
 MAX_CLIENT_MESSAGE = 4096  # a snapshot request is a few hundred bytes of JSON
 SNAPSHOT_INTERVAL = 5.0  # seconds: at most one snapshot per socket this often at the same version
@@ -74,6 +74,11 @@ __all__ = ["CLOSE_ANONYMOUS", "CLOSE_NOT_SEATED", "CLOSE_NO_TABLE", "TableConsum
 class TableConsumer(AsyncWebsocketConsumer):
     table_id: int
     seat_id: int | None = None  # set once the socket counts as present
+    #: Staff watching a table they are not seated at (issue 50): no seat, the public
+    #: regions only (the watch group's frames), and the players told by the presence marks.
+    watching: bool = False
+    language: str = ""  # a watcher's: its frames come in every language watched
+    shown_watchers: int | None = None  # how many watchers the players' line says
     seat_ids: tuple[int, ...] = ()
     groups_joined: tuple[str, ...] = ()
     seen_version: int = -1  # the newest version forwarded or snapshotted
@@ -125,14 +130,29 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.close(code=refused.code)
             return
         self.seat_id, self.seat_ids = opened.seat_id, opened.seat_ids
+        self.watching = opened.watching
+        own_group = user_group(self.table_id, self.user.pk)
+        if self.watching:
+            # Never the user's own group (a seat's frames): the public frames alone.
+            own_group = watch_group(self.table_id)
+            self.language = frames.language_of(self.user)
         # Join before the snapshot, so that no move made in between is missed.
-        self.groups_joined = (group_name(self.table_id), user_group(self.table_id, self.user.pk))
+        self.groups_joined = (group_name(self.table_id), own_group)
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
         if not await self.send_snapshot():
             return
-        await self.announce_presence(await database_sync_to_async(push.online)(self.seat_ids))
+        online, watchers = await database_sync_to_async(push.online)(self.seat_ids, self.table_id)
+        if self.watching:
+            # A move made here from now on renders this watcher's language at once.
+            note_watchers(self.table_id, sorted({*watchers, self.language}))
+        await self.announce_presence(online, watchers)
         self.heartbeat_task = asyncio.create_task(self.heartbeat())
+
+    @property
+    def live(self) -> bool:
+        """Whether the socket counts as open: a seat's, or staff watching."""
+        return self.seat_id is not None or self.watching
 
     async def disconnect(self, code: int) -> None:
         await self.leave()
@@ -147,12 +167,12 @@ class TableConsumer(AsyncWebsocketConsumer):
         for group in self.groups_joined:
             await self.channel_layer.group_discard(group, self.channel_name)
         self.groups_joined = ()
-        if self.seat_id is not None:
-            seat_id, self.seat_id = self.seat_id, None
-            online = await sync_to_async(push.close_socket, thread_sensitive=False)(
-                seat_id, self.channel_name, self.seat_ids
+        if self.live:
+            seat_id, self.seat_id, self.watching = self.seat_id, None, False
+            online, watchers = await sync_to_async(push.close_socket, thread_sensitive=False)(
+                seat_id, self.channel_name, self.seat_ids, self.table_id
             )
-            await self.announce_presence(online)
+            await self.announce_presence(online, watchers)
 
     async def refuse(self, code: int) -> None:
         await self.close(code=code)
@@ -199,7 +219,7 @@ class TableConsumer(AsyncWebsocketConsumer):
     # -- client -> server ----------------------------------------------------------
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if self.seat_id is None or not text_data or len(text_data) > MAX_CLIENT_MESSAGE:
+        if not self.live or not text_data or len(text_data) > MAX_CLIENT_MESSAGE:
             return
         try:
             message = json.loads(text_data)
@@ -235,7 +255,14 @@ class TableConsumer(AsyncWebsocketConsumer):
         """Something this page shows changed outside the moves (a name renamed by
         staff, the user's language): a snapshot, sent by a task of its own (this
         may run while the outbox's forwarding holds ``sending``)."""
-        if self.seat_id is None or self.resync_task is not None:
+        if not self.live or self.resync_task is not None:
+            return
+        self.snapshot_soon()
+
+    def snapshot_soon(self) -> None:
+        """A snapshot, sent by a task of its own (the caller may run while the outbox's
+        forwarding holds ``sending``); one at a time."""
+        if self.resync_task is not None:
             return
 
         async def resync() -> None:
@@ -253,13 +280,35 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.seat_ids = tuple(seat for seat in self.seat_ids if seat != self.seat_id)
         await self.refuse(CLOSE_NOT_SEATED)
 
+    async def table_watch(self, event: dict[str, Any]) -> None:
+        """A move's public regions, for staff watching the table (issue 50): in this
+        socket's language, or if the move was not rendered in it, a snapshot instead."""
+        if not self.watching:
+            return
+        version = event.get("version")
+        if isinstance(version, int):
+            self.seen_version = max(self.seen_version, version)
+        if "seats" in event.get("regions", ()):
+            self.shown_online = None
+        if "seat_ids" in event:
+            self.seat_ids = tuple(event["seat_ids"])
+        html = (event.get("html") or {}).get(self.language)
+        if html is None:
+            self.snapshot_soon()
+            return
+        await self.send(text_data=html)
+
     async def table_presence(self, event: dict[str, Any]) -> None:
         """Another socket opened or closed. Its seat list may be older or newer than the
         one this page shows (the frames' order differs between sockets): the marks sent
-        are for this page's seats (``seat_ids``, kept by its own frames and snapshots)."""
-        if self.seat_id is None:
+        are for this page's seats (``seat_ids``, kept by its own frames and snapshots).
+        The event also says who watches as staff (issue 50): the next move made in this
+        process renders their language, and the players' line says so."""
+        if not self.live:
             return
-        await self.show_presence(set(event.get("online", ())) & set(self.seat_ids))
+        watchers = event.get("watchers", [])
+        note_watchers(self.table_id, watchers)
+        await self.show_presence(set(event.get("online", ())) & set(self.seat_ids), len(watchers))
 
     # -- sending ------------------------------------------------------------------------
 
@@ -267,7 +316,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         """Render every region for this user and send it; False if the seat is gone."""
         async with self.sending:
             try:
-                snapshot = await database_sync_to_async(push.snapshot)(self.table_id, self.user)
+                read = push.watch_snapshot if self.watching else push.snapshot
+                snapshot = await database_sync_to_async(read)(self.table_id, self.user)
             except push.Refused as refused:
                 # Left the table (before the start) or the table was deleted: stop here.
                 await self.refuse(refused.code)
@@ -280,35 +330,45 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.send(text_data=snapshot.html)
             return True
 
-    async def announce_presence(self, online: set[int]) -> None:
-        """Tell every socket of the table who is online now."""
+    async def announce_presence(self, online: set[int], watchers: list[str]) -> None:
+        """Tell every socket of the table who is online now, and who watches as staff."""
         try:
             await self.channel_layer.group_send(
                 group_name(self.table_id),
-                {"type": "table.presence", "online": sorted(online)},
+                {"type": "table.presence", "online": sorted(online), "watchers": watchers},
             )
         except Exception:
             # Presence is cosmetic; the next heartbeat shows it right.
             log.warning("presence broadcast for table %s failed", self.table_id, exc_info=True)
 
-    async def show_presence(self, online: set[int]) -> None:
-        if online == self.shown_online:
+    async def show_presence(self, online: set[int], watchers: int | None = None) -> None:
+        """The presence marks this page lacks; with ``watchers``, the line saying how many
+        staff watch the table (issue 50), if it says otherwise."""
+        watching = None if watchers == self.shown_watchers else watchers
+        if online == self.shown_online and watching is None:
             return
         self.shown_online = online
+        if watching is not None:
+            self.shown_watchers = watching
         language = frames.language_of(self.user)
-        await self.send(text_data=frames.render_presence(online, self.seat_ids, language))
+        await self.send(text_data=frames.render_presence(online, self.seat_ids, language, watching))
 
     async def heartbeat(self) -> None:
         """Keep this socket's presence alive and heal the marks this client shows."""
         with contextlib.suppress(asyncio.CancelledError):
-            while self.seat_id is not None:
+            while self.live:
                 await asyncio.sleep(presence.heartbeat_seconds())
-                if self.seat_id is None:
+                if not self.live:
                     break
                 try:
                     beat = await database_sync_to_async(push.heartbeat)(
-                        self.table_id, self.seat_id, self.channel_name, self.seat_ids
+                        self.table_id,
+                        self.seat_id,
+                        self.channel_name,
+                        self.seat_ids,
+                        self.language if self.watching else "",
                     )
+                    note_watchers(self.table_id, beat.watchers)
                     # A player gone away or back changes more than a mark: who may hand
                     # their seat to the computer, who moves the table on (issue 48).
                     moved_away = self.shown_away is not None and beat.away != self.shown_away
@@ -317,7 +377,7 @@ class TableConsumer(AsyncWebsocketConsumer):
                         await self.send_snapshot()
                     ):
                         break  # the seat is gone
-                    await self.show_presence(beat.online)
+                    await self.show_presence(beat.online, len(beat.watchers))
                 except Exception:
                     log.warning("presence heartbeat failed", exc_info=True)
 

@@ -34,31 +34,24 @@ from games.models import Seat, Table
 from games.pages import presenter, regions
 from games.play.state import GameState
 
-PUBLIC_REGIONS: tuple[str, ...] = (
-    "seats",
-    "trick",
-    "scores",
-    "chat-log",
-    "chat-compose",
-    "tricks-history",
-)
+PUBLIC_REGIONS: tuple[str, ...] = ("seats", "trick", "scores", "chat-log", "tricks-history")
 SEAT_REGIONS: tuple[str, ...] = ("status", "hand", "controls")
+#: What staff watching a table see of it (issue 50): the public regions but the chat's
+#: box (a form: a spectator sends nothing).
+WATCHED_REGIONS: tuple[str, ...] = tuple(r for r in PUBLIC_REGIONS if r not in ("chat-compose",))
 #: Every region a snapshot holds (the error line and the online marks are swapped alone).
-ALL_REGIONS: tuple[str, ...] = tuple(r for r in regions.TEMPLATES if r not in ("error", "presence"))
+ALL_REGIONS: tuple[str, ...] = tuple(
+    r for r in regions.TEMPLATES if r not in ("error", "presence", "watching")
+)
 
 #: What every move changes for everyone: the seat list (turn, bids, cards left) and
 #: the trick. The round's earlier tricks change only when a trick ends or the next
 #: begins, the scores only when a round ends (see public_regions_after_move).
 MOVE_REGIONS: tuple[str, ...] = ("seats", "trick")
 CHAT_REGIONS: tuple[str, ...] = ("chat-log",)
-#: The chat's box: open while the game is, closed once it is over (issue 50).
-CHAT_BOX_REGIONS: tuple[str, ...] = ("chat-compose",)
 #: What a new deal changes for everyone: every public region but the chat, which
-#: only a message changes (its log carries the newest message's id, not the version),
-#: and its box, which only the game's end closes.
-NEW_DEAL_REGIONS: tuple[str, ...] = tuple(
-    r for r in PUBLIC_REGIONS if r not in (*CHAT_REGIONS, *CHAT_BOX_REGIONS)
-)
+#: only a message changes (its log carries the newest message's id, not the version).
+NEW_DEAL_REGIONS: tuple[str, ...] = tuple(r for r in PUBLIC_REGIONS if r not in CHAT_REGIONS)
 #: The public regions made of parts (games.live.parts): the others always go whole.
 PARTED_REGIONS: tuple[str, ...] = ("seats", "scores", "tricks-history")
 #: A seat's own regions that every move changes: its status line says whose move it is.
@@ -77,8 +70,6 @@ def public_regions_after_move(state: GameState) -> tuple[str, ...]:
     table = state.table
     if table.is_over or table.phase == table.Phase.ROUND_DONE:
         regions += ("scores",)
-    if table.is_over:
-        regions += CHAT_BOX_REGIONS  # the game's end closes the chat (issue 50): the box goes
     return regions
 
 
@@ -207,6 +198,8 @@ def render_frames(
     changed: dict[int, tuple[str, ...]] | None = None,
     held: Record | None = None,
     online: set[int] | None = None,
+    watchers: Iterable[str] = (),
+    shared_out: dict[str, str] | None = None,
 ) -> dict[int, str]:
     """user id -> the frame for that seat: ``public`` regions, then its own regions.
 
@@ -214,7 +207,9 @@ def render_frames(
     the seat regions rendered for it (None: all; see own_regions_after_move).
     ``held``: what the pages hold of the parted regions (games.live.held), against which
     only their changed parts go; updated to what this render sends. ``online``: the
-    seats with a socket open, if just read.
+    seats with a socket open, if just read. ``watchers``: the languages of the staff
+    watching (issue 50), whose public regions are rendered too, into ``shared_out``
+    (language -> the public regions as every page of the move gets them).
     """
     held = {} if held is None else held
     public = [r for r in PUBLIC_REGIONS if r in set(public)]
@@ -222,25 +217,39 @@ def render_frames(
     proposal = presenter.proposal_reader(state)  # a finished table's, read once for all
     seen = presenter.attendance_reader(state, online)  # presence, read at most once for all
     frames: dict[int, str] = {}
+
+    watched: dict[str, str] = {}  # language -> the public regions staff watching get
+
+    def render_shared(language: str) -> None:
+        if language in shared:
+            return
+        # The context holds sentences already in words (the trick's reasons):
+        # built again in each language, never shared across languages.
+        shared_context = {**presenter.public_context(state, attendance=seen), **PUSHED}
+        pieces = [
+            (region, _public_region(state, held, language, region, shared_context))
+            for region in public
+        ]
+        shared[language] = "".join(html for _region, html in pieces)
+        watched[language] = "".join(html for r, html in pieces if r in WATCHED_REGIONS)
+
     for seat in state.seats:
         if users is not None and seat.user_id not in users:
             continue
         language = language_of(seat.user)
         with translation.override(language):
-            if language not in shared:
-                # The context holds sentences already in words (the trick's reasons):
-                # built again in each language, never shared across languages.
-                shared_context = {**presenter.public_context(state, attendance=seen), **PUSHED}
-                shared[language] = "".join(
-                    _public_region(state, held, language, region, shared_context)
-                    for region in public
-                )
+            render_shared(language)
             own = (
                 _render_seat(state, seat, own_regions(seat, changed), proposal, seen)
                 if seat_regions
                 else ""
             )
         frames[seat.user_id] = shared[language] + own
+    for language in watchers:
+        with translation.override(language):
+            render_shared(language)
+    if shared_out is not None:
+        shared_out.update(watched)
     # A language nobody read this time: its pages get a snapshot when they connect
     # again, so what was last sent in it no longer says what they hold.
     for language, region in list(held):
@@ -296,6 +305,13 @@ def render_snapshot(state: GameState, seat: Seat) -> str:
         return _render(ALL_REGIONS, context)
 
 
+def render_watch_snapshot(state: GameState, language: str) -> str:
+    """Every region staff watching the table see (issue 50): what their socket gets on
+    connect. No seat's own region: no hand, no bid before the reveal (R4), no form."""
+    with translation.override(language):
+        return _render(WATCHED_REGIONS, {**presenter.public_context(state), **PUSHED})
+
+
 def render_refusal(state: GameState, seat: Seat, message: str) -> str:
     """A refused action's answer to its actor: every region of the seat (a stale page
     catches up) and the error line saying why."""
@@ -322,13 +338,19 @@ def marked_seat_ids(state: GameState) -> tuple[int, ...]:
     return tuple(seat.pk for seat in state.seats if not seat.computer)
 
 
-def render_presence(online: set[int], seat_ids: Iterable[int], language: str) -> str:
-    """Each seat's online mark as an oob swap (a socket's presence update)."""
+def render_presence(
+    online: set[int], seat_ids: Iterable[int], language: str, watching: int | None = None
+) -> str:
+    """Each seat's online mark as an oob swap (a socket's presence update), and with
+    ``watching`` (how many staff watch the table, issue 50) the seat list's line saying so."""
     with translation.override(language):
-        return "".join(
+        marks = "".join(
             regions.render(
                 "presence",
                 {"p": {"key": presenter.seat_key(i), "online": i in online}, "oob": True},
             )
             for i in seat_ids
         )
+        if watching is None:
+            return marks
+        return marks + regions.render("watching", {"staff_watching": watching, "oob": True})

@@ -41,7 +41,12 @@ CHAT_SHOWN = 100  # latest chat messages shown
 
 
 class NotSeated(Exception):
-    """The user has no seat at this table: nothing of it may be rendered for them."""
+    """The user has no seat at this table: nothing of it may be rendered for them
+    (``state``: the game as read, for staff who may watch it, issue 50)."""
+
+    def __init__(self, state: GameState | None = None) -> None:
+        super().__init__()
+        self.state = state
 
 
 def seat_key(seat_id: int | None) -> str:
@@ -763,9 +768,6 @@ def _headline(state: GameState, me: Seat, names: dict[int, str], is_host: bool) 
             count,
         ) % {"count": count}
     if table.status == Status.CANCELLED:
-        reason = table.cancel_reason_text  # staff said why (issue 50), in the reader's language
-        if reason:
-            return False, _("Cancelled by staff: %(reason)s") % {"reason": reason}
         who = table.cancelled_by.username if table.cancelled_by else _("a player")
         return False, _("This game was cancelled by %(name)s.") % {"name": who}
     if table.status == Status.FINISHED:
@@ -836,7 +838,7 @@ def table_context(
     state = state or load_shown_state(table)
     me = state.seat_of(getattr(user, "pk", None))
     if me is None:
-        raise NotSeated
+        raise NotSeated(state)
     seen = attendance_reader(state)
     return {
         **public_context(state, attendance=seen),
@@ -844,6 +846,43 @@ def table_context(
         "error": error,
         "host_name": _names(state).get(_host_seat_id(state), table.host.username),
         "ws_path": socket_path(table.pk),
+        "staff_watching": staff_watching(table.pk),
+    }
+
+
+# ---------------------------------------------------------------------------
+# Staff watching a table (issue 50)
+# ---------------------------------------------------------------------------
+
+
+def may_watch(user: Any) -> bool:
+    """Whether ``user`` may open any table read-only as a spectator: active staff with
+    the permission games.watch_table (a superuser has every permission)."""
+    return bool(
+        getattr(user, "is_authenticated", False)
+        and user.is_active
+        and user.is_staff
+        and user.has_perm("games.watch_table")
+    )
+
+
+def staff_watching(table_id: int) -> int:
+    """How many staff sockets watch the table now (games.storage.presence)."""
+    return presence.watched_tables([table_id]).get(table_id, 0)
+
+
+def watch_context(table: Table, *, state: GameState | None = None) -> dict[str, Any]:
+    """The context of games/table.html for staff watching the table, seated or not: the
+    public regions alone (no hand, no bid before the reveal, R4), no controls."""
+    state = state or load_shown_state(table)
+    return {
+        **public_context(state, attendance=attendance_reader(state)),
+        "error": "",
+        "watching_as_staff": True,
+        "me_key": "",
+        "host_name": _names(state).get(_host_seat_id(state), table.host.username),
+        "ws_path": socket_path(table.pk),
+        "staff_watching": staff_watching(table.pk),
     }
 
 
@@ -858,8 +897,11 @@ def socket_path(table_id: int) -> str:
 
 __all__ = [
     "NotSeated",
+    "may_watch",
     "public_context",
     "seat_context",
     "socket_path",
+    "staff_watching",
     "table_context",
+    "watch_context",
 ]

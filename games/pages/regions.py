@@ -40,10 +40,10 @@ TEMPLATES: dict[str, str] = {
     "controls": f"{FOLDER}controls.jinja",
     "scores": f"{FOLDER}scores.jinja",
     "chat-log": f"{FOLDER}chat_log.jinja",
-    "chat-compose": f"{FOLDER}chat_compose.jinja",
     "tricks-history": f"{FOLDER}history.jinja",
     "error": f"{FOLDER}error.jinja",
     "presence": f"{FOLDER}presence.jinja",
+    "watching": f"{FOLDER}watching.jinja",
 }
 
 
@@ -171,12 +171,15 @@ def render(region: str, context: dict[str, Any]) -> str:
     return template(region).render({**context, **_translations(language)})
 
 
-def page_regions(context: dict[str, Any], request: HttpRequest) -> dict[str, SafeString]:
+def page_regions(
+    context: dict[str, Any], request: HttpRequest, only: tuple[str, ...] | None = None
+) -> dict[str, SafeString]:
     """Every region of the page, for games/table.html (``regions.chat_log`` for the
-    region "chat-log"): its forms carry the CSRF field."""
+    region "chat-log"): its forms carry the CSRF field. ``only``: these regions alone
+    (staff watching the table see no seat's own regions, issue 50)."""
     page = {**context, "oob": False, "csrf_input": csrf_input(request)}
     return {
         region.replace("-", "_"): mark_safe(render(region, page))  # noqa: S308 (autoescaped)
         for region in TEMPLATES
-        if region != "presence"
+        if region != "presence" and (only is None or region in only)
     }

@@ -35,6 +35,9 @@ from games.pages import presenter, regions
 from games.play import actions, forms, lobby
 from games.play.state import load_shown_state, load_state
 
+#: What staff watching a table see of it (issue 50): the public regions, nothing of a seat.
+WATCHED_REGIONS = ("error", *frames.WATCHED_REGIONS, "watching")
+
 # One line per refused action: its status, the posted version and the reason, so a
 # 409 in the access log can be told apart (stale page, not your turn, wrong phase).
 refusal_log = logging.getLogger("skullking.refused")
@@ -92,12 +95,19 @@ def _render_table(
     error: str = "",
     status: int = 200,
     fragment: bool = False,
+    watch: bool = False,
 ) -> HttpResponse:
     try:
         context = presenter.table_context(table, request.user, error=error, origin=_origin(request))
-    except presenter.NotSeated:
-        return _not_seated(request)
-    context["regions"] = regions.page_regions(context, request)
+    except presenter.NotSeated as not_seated:
+        # Staff with games.watch_table open any table read-only (issue 50): the page
+        # only, never after an action (their POSTs are refused as anyone's not seated).
+        if not (watch and presenter.may_watch(request.user)):
+            return _not_seated(request)
+        context = presenter.watch_context(table, state=not_seated.state)
+        context["regions"] = regions.page_regions(context, request, only=WATCHED_REGIONS)
+    else:
+        context["regions"] = regions.page_regions(context, request)
     template = f"{presenter.TABLE_TEMPLATE}#content" if fragment else presenter.TABLE_TEMPLATE
     # No HX-Retarget here: the forms inherit hx-target="#table-content" from the
     # page, resolved when the request starts. A retarget header is resolved from
@@ -309,7 +319,7 @@ def table(request: HttpRequest, table_id: int) -> HttpResponse:
     found = _get_table(table_id)
     if found is None:
         return _not_found(request)
-    return _render_table(request, found, fragment=bool(request.htmx))
+    return _render_table(request, found, fragment=bool(request.htmx), watch=True)
 
 
 @queued_by("table_id")

@@ -168,3 +168,89 @@ def listening_seats(seat_ids: Iterable[int]) -> set[int] | None:
 def open_sockets(seat_id: int) -> int:
     """How many sockets of this seat count as open now."""
     return len(_live(cache.get(_key(seat_id)), time.time()))
+
+
+# -- staff watching a table (issue 50) ----------------------------------------------------
+#
+# A staff member's socket on a table they are not seated at records itself under the
+# table, with the language it reads: the moves then render the public regions in that
+# language too (games.live.broadcast), and the players' seat list says that a staff
+# member is watching. The entries expire like the seats' (three heartbeats).
+
+
+def _watch_key(table_id: int) -> str:
+    return f"presence:watch:{table_id}"
+
+
+def _live_watchers(entries: Any, now: float) -> dict[str, tuple[float, str]]:
+    return {
+        name: (float(until), str(language))
+        for name, (until, language) in (entries or {}).items()
+        if until > now
+    }
+
+
+def watcher_languages(entries: Any, now: float | None = None) -> list[str]:
+    """The languages of the live watcher entries of one table (one per socket)."""
+    now = time.time() if now is None else now
+    return sorted(language for _until, language in _live_watchers(entries, now).values())
+
+
+@_cosmetic(None)
+def watch(table_id: int, socket_name: str, language: str) -> None:
+    """Record (or refresh) one staff socket watching the table."""
+    now = time.time()
+    entries = _live_watchers(cache.get(_watch_key(table_id)), now)
+    entries[socket_name] = (now + _expiry(), language)
+    cache.set(_watch_key(table_id), entries, timeout=int(_expiry()) + 1)
+
+
+@_cosmetic(None)
+def unwatch(table_id: int, socket_name: str) -> None:
+    """Forget one staff socket watching the table (a clean disconnect)."""
+    now = time.time()
+    entries = _live_watchers(cache.get(_watch_key(table_id)), now)
+    if entries.pop(socket_name, None) is None:
+        return
+    if entries:
+        cache.set(_watch_key(table_id), entries, timeout=int(_expiry()) + 1)
+    else:
+        cache.delete(_watch_key(table_id))
+
+
+@_cosmetic((set(), []))
+def online_and_watchers(seat_ids: Iterable[int], table_id: int) -> tuple[set[int], list[str]]:
+    """``online_seats`` and the table's watchers' languages, in one cache round trip."""
+    ids = list(seat_ids)
+    now = time.time()
+    found = cache.get_many([*(_key(i) for i in ids), _watch_key(table_id)])
+    online = {i for i in ids if _live(found.get(_key(i)), now)}
+    return online, watcher_languages(found.get(_watch_key(table_id)), now)
+
+
+def listening_and_watchers(
+    seat_ids: Iterable[int], table_id: int
+) -> tuple[set[int] | None, list[str]]:
+    """``listening_seats`` and the table's watchers' languages, in one cache round trip
+    (None and no watcher when the cache cannot tell)."""
+    ids = list(seat_ids)
+    try:
+        found = cache.get_many([*(_key(i) for i in ids), _watch_key(table_id)])
+    except Exception:
+        log.warning("presence: the cache failed in listening_and_watchers", exc_info=True)
+        return None, []
+    now = time.time()
+    listening = {i for i in ids if _live(found.get(_key(i)), now)}
+    return listening, watcher_languages(found.get(_watch_key(table_id)), now)
+
+
+@_cosmetic({})
+def watched_tables(table_ids: Iterable[int]) -> dict[int, int]:
+    """table id -> how many staff sockets watch it (tables watched by nobody left out)."""
+    ids = list(table_ids)
+    if not ids:
+        return {}
+    now = time.time()
+    found = cache.get_many([_watch_key(i) for i in ids])
+    counts = {i: len(_live_watchers(found.get(_watch_key(i)), now)) for i in ids}
+    return {i: n for i, n in counts.items() if n}

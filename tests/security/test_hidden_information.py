@@ -1,5 +1,6 @@
 """Hidden information (R4, R8): whole games through the real views AND a websocket per player
-(people only, and people with computer players and a seat handed to the computer).
+(people only, and people with computer players and a seat handed to the computer), and
+a staff member watching the table (issue 50: their page and socket, seat of no one).
 
 Every player has a Django client (posting the forms as a browser would: some
 with ``HX-Request: true``, the others as plain POSTs followed by the redirect)
@@ -226,6 +227,34 @@ def make_users(count: int) -> list[Any]:
     return [make_user(name) for name in NAMES[:count]]
 
 
+def make_staff_watcher() -> Any:
+    """A staff member with games.watch_table, seated nowhere (issue 50)."""
+    from django.contrib.auth.models import Permission
+
+    user = make_user("warden", is_staff=True)
+    user.user_permissions.add(Permission.objects.get(codename="watch_table"))
+    return user
+
+
+async def watch(table_id: int) -> Player:
+    """A staff member watching the table: their page (checked) and their socket. Seat -1:
+    every hand and every bid is another's for them (R4 holds for staff too)."""
+    user = await sync_to_async(make_staff_watcher)()
+    client = AsyncClient(raise_request_exception=True)
+    await client.aforce_login(user)
+    staff = Player(-1, user, -1, client, htmx=False)
+    await connect(staff, table_id)
+    return staff
+
+
+async def staff_page(rec: Recorder, staff: Player, table_id: int) -> None:
+    page = await staff.client.get(reverse("table", args=[table_id]))
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "Watching as staff" in html
+    check(rec, staff, html, "GET table (staff)")
+
+
 def seat_ids(table_id: int) -> dict[int, int]:
     return dict(Seat.objects.filter(table_id=table_id).values_list("user_id", "pk"))
 
@@ -275,11 +304,13 @@ async def test_no_hand_and_no_early_bid_reaches_another_player(
     for player in players:
         player.seat_id = ids[player.user.pk]
         await connect(player, table_id)
+    staff = await watch(table_id)
+    everyone = [*players, staff]
     try:
-        await settle(rec, players, table_id)
+        await settle(rec, everyone, table_id)
         version = (await Table.objects.aget(pk=table_id)).version
         await post(rec, host, reverse("start_game", args=[table_id]), {"version": str(version)})
-        await settle(rec, players, table_id)
+        await settle(rec, everyone, table_id)
         by_user = {p.user.pk: p for p in players}
         moves = 0
         while True:
@@ -294,28 +325,31 @@ async def test_no_hand_and_no_early_bid_reaches_another_player(
             user_id, action, form = move
             actor = by_user[user_id]
             await post(rec, actor, reverse(action, args=[table_id]), form)
-            await settle(rec, players, table_id)
+            await settle(rec, everyone, table_id)
             moves += 1
-            # Every few moves someone reloads the page (R11: rendered from rows).
+            # Every few moves someone reloads the page (R11: rendered from rows), and
+            # the staff member watching too.
             if moves % 7 == 0:
                 reader = players[moves % len(players)]
                 page = await reader.client.get(reverse("table", args=[table_id]))
                 assert page.status_code == 200
                 check(rec, reader, page.content.decode(), "GET table")
-        await asyncio.gather(*(drain_rest(rec, p) for p in players))
+                await staff_page(rec, staff, table_id)
+        await asyncio.gather(*(drain_rest(rec, p) for p in everyone))
         table = await Table.objects.aget(pk=table_id)
         if rounds == 10:
             assert table.status == Table.Status.FINISHED
         else:
             assert table.round_number == rounds and table.phase == Table.Phase.ROUND_DONE
     finally:
-        for player in players:
+        for player in everyone:
             if player.socket is not None:
                 await player.socket.disconnect()
 
     assert not rec.leaks, "\n".join(rec.leaks[:20])
-    # The recording is real: every player got frames, and the bid detector saw reveals.
-    assert all(p.received >= moves for p in players)
+    # The recording is real: every player got frames, the staff member watching too, and
+    # the bid detector saw reveals.
+    assert all(p.received >= moves for p in everyone)
     assert rec.reveals_seen > 0
     assert rec.checked > moves * humans
 
@@ -397,7 +431,8 @@ async def test_no_hand_and_no_early_bid_reaches_anyone_at_a_table_with_computer_
     for player in players:
         player.seat_id = ids[player.user.pk]
         await connect(player, table_id)
-    present = list(players)
+    staff = await watch(table_id)
+    present = [*players, staff]
     computer_moves = 0
     try:
         await settle(rec, present, table_id)
@@ -424,6 +459,7 @@ async def test_no_hand_and_no_early_bid_reaches_anyone_at_a_table_with_computer_
                 # cleo opens the table again and takes her seat back (the page's load).
                 page = await cleo.client.get(reverse("table", args=[table_id]))
                 check(rec, cleo, page.content.decode(), "GET table")
+                await staff_page(rec, staff, table_id)
                 await post(rec, cleo, reverse("take_back", args=[table_id]), {})
                 await connect(cleo, table_id)
                 present.append(cleo)
@@ -444,13 +480,15 @@ async def test_no_hand_and_no_early_bid_reaches_anyone_at_a_table_with_computer_
             await settle(rec, present, table_id)
         await asyncio.gather(*(drain_rest(rec, p) for p in present))
     finally:
-        for player in players:
+        for player in [*players, staff]:
             if player.socket is not None:
                 await player.socket.disconnect()
 
     assert not rec.leaks, "\n".join(rec.leaks[:20])
-    # Real: the computers played (their seats and cleo's), the bids were seen revealed.
+    # Real: the computers played (their seats and cleo's), the bids were seen revealed,
+    # and the staff member watching got a frame of every move.
     assert computer_moves > 2 * sum(range(1, rounds + 1))
+    assert staff.received >= computer_moves
     assert rec.reveals_seen > 0
     bids = await sync_to_async(
         lambda: set(
