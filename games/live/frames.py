@@ -34,7 +34,14 @@ from games.models import Seat, Table
 from games.pages import presenter, regions
 from games.play.state import GameState
 
-PUBLIC_REGIONS: tuple[str, ...] = ("seats", "trick", "scores", "chat-log", "tricks-history")
+PUBLIC_REGIONS: tuple[str, ...] = (
+    "seats",
+    "trick",
+    "scores",
+    "chat-log",
+    "chat-compose",
+    "tricks-history",
+)
 SEAT_REGIONS: tuple[str, ...] = ("status", "hand", "controls")
 #: What staff watching a table see of it (issue 50): the public regions but the chat's
 #: box (a form: a spectator sends nothing).
@@ -49,9 +56,14 @@ ALL_REGIONS: tuple[str, ...] = tuple(
 #: begins, the scores only when a round ends (see public_regions_after_move).
 MOVE_REGIONS: tuple[str, ...] = ("seats", "trick")
 CHAT_REGIONS: tuple[str, ...] = ("chat-log",)
+#: The chat's box: open while the game is, closed once it is over (issue 50).
+CHAT_BOX_REGIONS: tuple[str, ...] = ("chat-compose",)
 #: What a new deal changes for everyone: every public region but the chat, which
-#: only a message changes (its log carries the newest message's id, not the version).
-NEW_DEAL_REGIONS: tuple[str, ...] = tuple(r for r in PUBLIC_REGIONS if r not in CHAT_REGIONS)
+#: only a message changes (its log carries the newest message's id, not the version),
+#: and its box, which only the game's end closes.
+NEW_DEAL_REGIONS: tuple[str, ...] = tuple(
+    r for r in PUBLIC_REGIONS if r not in (*CHAT_REGIONS, *CHAT_BOX_REGIONS)
+)
 #: The public regions made of parts (games.live.parts): the others always go whole.
 PARTED_REGIONS: tuple[str, ...] = ("seats", "scores", "tricks-history")
 #: A seat's own regions that every move changes: its status line says whose move it is.
@@ -70,6 +82,8 @@ def public_regions_after_move(state: GameState) -> tuple[str, ...]:
     table = state.table
     if table.is_over or table.phase == table.Phase.ROUND_DONE:
         regions += ("scores",)
+    if table.is_over:
+        regions += CHAT_BOX_REGIONS  # the game's end closes the chat (issue 50): the box goes
     return regions
 
 

@@ -768,6 +768,9 @@ def _headline(state: GameState, me: Seat, names: dict[int, str], is_host: bool) 
             count,
         ) % {"count": count}
     if table.status == Status.CANCELLED:
+        reason = table.cancel_reason_text  # staff said why (issue 50), in the reader's language
+        if reason:
+            return False, _("Cancelled by staff: %(reason)s") % {"reason": reason}
         who = table.cancelled_by.username if table.cancelled_by else _("a player")
         return False, _("This game was cancelled by %(name)s.") % {"name": who}
     if table.status == Status.FINISHED:

@@ -40,6 +40,7 @@ TEMPLATES: dict[str, str] = {
     "controls": f"{FOLDER}controls.jinja",
     "scores": f"{FOLDER}scores.jinja",
     "chat-log": f"{FOLDER}chat_log.jinja",
+    "chat-compose": f"{FOLDER}chat_compose.jinja",
     "tricks-history": f"{FOLDER}history.jinja",
     "error": f"{FOLDER}error.jinja",
     "presence": f"{FOLDER}presence.jinja",

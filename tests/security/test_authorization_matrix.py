@@ -33,6 +33,7 @@ from django.urls import reverse
 from games import rules
 from games.models import (
     MAX_SEATS,
+    ChatMessage,
     Seat,
     Table,
 )
@@ -279,7 +280,8 @@ def expected(role: str, state: str, action: str) -> Cell:
     if action == "table":
         return (200, False)
     if action == "chat":
-        return (303, True)  # R11: seated players chat, whatever the state
+        # R11: seated players chat; a finished or cancelled table's chat is closed (issue 50).
+        return (409, False) if over else (303, True)
     if action == "leave":
         return (409, False) if over else (303, True)
     is_host = role == "host"
@@ -452,6 +454,17 @@ def test_staff_watching_see_the_table_and_may_do_nothing_in_it(
         ("/rules/", 200, 200, 200, 200),
         ("/admin/", 302, 302, 200, 200),
         ("/admin/games/table/", 302, 302, 200, 403),
+        # Chat moderation (issue 50): the messages (hidden ones filtered) and the mutes;
+        # the rights of a moderator: tests/staff/test_chat_moderation.py.
+        ("/admin/games/chatmessage/?hidden=yes", 302, 302, 200, 403),
+        ("/admin/games/chatmute/", 302, 302, 200, 403),
+        ("/admin/games/chatmute/add/", 302, 302, 200, 403),
+        # Suspending accounts (issue 50): the suspension permissions, a superuser's.
+        ("/admin/accounts/suspension/", 302, 302, 200, 403),
+        ("/admin/accounts/suspension/add/", 302, 302, 200, 403),
+        # Suspending accounts (issue 50): the suspension permissions, a superuser's.
+        ("/admin/accounts/suspension/", 302, 302, 200, 403),
+        ("/admin/accounts/suspension/add/", 302, 302, 200, 403),
         # The account page, and a forgotten password's pages, open to anyone (issue 49);
         # a reset link that is not one is bad input.
         ("/accounts/profile/", 302, 200, 200, 200),
@@ -472,6 +485,28 @@ def test_pages_and_admin(
     if want == 302:
         # LoginRequiredMiddleware sends anonymous users to the site's log-in page.
         assert "/login/" in response["Location"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("role", ROLES)
+def test_lifting_a_suspension(world: Any, role: str) -> None:
+    """Issue 50: lifting is a POST for whoever may change suspensions (the superuser
+    here); other staff get 403, everyone else a log-in page, and nothing changes."""
+    from accounts import suspensions
+
+    target = make_user("suspended-sam")
+    suspension = suspensions.suspend(target, "Spam", None, world["users"]["staff"])
+    url = reverse("admin:accounts_suspension_lift", args=[suspension.pk])
+    response = client_for(world["users"][role], world).post(url)
+    suspension.refresh_from_db()
+    if role == "staff":
+        assert response.status_code == 302 and suspension.lifted_at is not None
+        return
+    if role == "staff_seated":
+        assert response.status_code == 403
+    else:
+        assert response.status_code == 302 and "/login/" in response["Location"]
+    assert suspension.lifted_at is None
 
 
 @pytest.mark.django_db
@@ -725,6 +760,17 @@ def _asgi() -> Any:
     return application
 
 
+def _push_a_chat_log(built: dict[str, Any], table: Table, text: str) -> None:
+    """Something that pushes the table's chat log: a message, or at a cancelled table
+    (its chat closed, issue 50) a moderator hiding one."""
+    host = built["users"]["host"]
+    if table.status != Table.Status.CANCELLED:
+        actions.post_chat(host, table.pk, text)
+        return
+    message = ChatMessage.objects.create(table=table, author=host, text=text)
+    actions.hide_chat_message(built["users"]["staff"], message.pk)
+
+
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("state", ["waiting", "playing", "cancelled"])
 @pytest.mark.parametrize("role", ROLES)
@@ -746,7 +792,7 @@ async def test_websocket_matrix(role: str, state: str) -> None:
         else:
             assert message == {"type": "websocket.close", "code": want}
             # A refused socket never receives anything of the table afterwards.
-            await sync_to_async(actions.post_chat)(built["users"]["host"], table.pk, "secret")
+            await sync_to_async(_push_a_chat_log)(built, table, "secret")
             assert await comm.receive_nothing(timeout=0.3)
     finally:
         await comm.disconnect()
