@@ -462,9 +462,6 @@ def test_staff_watching_see_the_table_and_may_do_nothing_in_it(
         # Suspending accounts (issue 50): the suspension permissions, a superuser's.
         ("/admin/accounts/suspension/", 302, 302, 200, 403),
         ("/admin/accounts/suspension/add/", 302, 302, 200, 403),
-        # Suspending accounts (issue 50): the suspension permissions, a superuser's.
-        ("/admin/accounts/suspension/", 302, 302, 200, 403),
-        ("/admin/accounts/suspension/add/", 302, 302, 200, 403),
         # The account page, and a forgotten password's pages, open to anyone (issue 49);
         # a reset link that is not one is bad input.
         ("/accounts/profile/", 302, 200, 200, 200),
