@@ -17,6 +17,7 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, QuerySet
 from django.forms.models import BaseInlineFormSet
@@ -26,6 +27,7 @@ from django.urls import URLPattern, path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
+from django.utils.timesince import timesince
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
@@ -43,7 +45,7 @@ from games.models import (
     Table,
     Trick,
 )
-from games.play import actions
+from games.play import actions, trouble
 
 
 class ReadOnlyAdminMixin:
@@ -116,19 +118,72 @@ class ChatMessageInline(ReadOnlyInline):
         return super().get_queryset(request).select_related("author")
 
 
+class StuckFilter(admin.SimpleListFilter):
+    """Tables in play with no move for trouble.STUCK_AFTER_MINUTES (issue 50)."""
+
+    title = _("moves")
+    parameter_name = "stuck"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, Any]]:
+        return [("yes", _("No move for 10 minutes"))]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Table]) -> QuerySet[Table]:
+        if self.value() != "yes":
+            return queryset
+        return queryset.filter(status=Table.Status.PLAYING, updated_at__lte=trouble.stuck_before())
+
+
+class AwayFilter(admin.SimpleListFilter):
+    """Tables in play where a person has had no page open for AWAY_AFTER_SECONDS (issue 48,
+    50): one query for the seats of the tables in play, one cache read for their presence."""
+
+    title = _("players away")
+    parameter_name = "away"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, Any]]:
+        return [("yes", _("A player away"))]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Table]) -> QuerySet[Table]:
+        if self.value() != "yes":
+            return queryset
+        return queryset.filter(pk__in=trouble.tables_with_someone_away())
+
+
+class TroubleChangeList(ChangeList):
+    """The table list, with each listed table's trouble read once for the whole page."""
+
+    def get_results(self, request: HttpRequest) -> None:
+        super().get_results(request)
+        facts = trouble.read(self.result_list)
+        for table in self.result_list:
+            table.trouble = facts[table.pk]
+
+
 @admin.register(Table)
 class TableAdmin(admin.ModelAdmin):
     list_display = (
         "id",
         "host",
         "progress",
+        "waiting_for",
+        "last_move",
+        "away",
         "players",
         "uses_ghost",
         "version",
         "updated_at",
     )
     list_display_links = ("id", "host")
-    list_filter = ("status", "phase", "uses_ghost", "ghost", "created_at", "updated_at")
+    list_filter = (
+        "status",
+        StuckFilter,
+        AwayFilter,
+        "phase",
+        "uses_ghost",
+        "ghost",
+        "created_at",
+        "updated_at",
+    )
     search_fields = ("=id", "host__username", "seats__user__username", "=invite_token")
     list_select_related = ("host",)
     date_hierarchy = "updated_at"
@@ -152,9 +207,13 @@ class TableAdmin(admin.ModelAdmin):
         "finished_at",
         "bids",
         "scores",
+        "waiting_for",
+        "last_move",
+        "away",
     )
     fieldsets = (
         (None, {"fields": ("host", "status", "progress", "version")}),
+        (_("Now"), {"fields": ("waiting_for", "last_move", "away")}),
         (_("Bids and scores"), {"fields": ("bids", "scores")}),
         (_("Options"), {"fields": ("ghost", "uses_ghost", "invite_token", "seed")}),
         (
@@ -174,6 +233,49 @@ class TableAdmin(admin.ModelAdmin):
     @admin.display(description=_("players"), ordering="player_count")
     def players(self, obj: Table) -> int:
         return getattr(obj, "player_count", None) or obj.seats.count()
+
+    # -- what staff need to find a stuck table (issue 50) ------------------------------
+
+    def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
+        return TroubleChangeList
+
+    @staticmethod
+    def _trouble(obj: Table) -> trouble.Trouble:
+        """The table's trouble: read with its page of the list, or alone (its own page)."""
+        found = getattr(obj, "trouble", None)
+        if found is None:
+            found = obj.trouble = trouble.read([obj])[obj.pk]
+        return found
+
+    @admin.display(description=_("waiting for"))
+    def waiting_for(self, obj: Table) -> str:
+        return self._trouble(obj).waiting_for or self.get_empty_value_display()
+
+    @admin.display(description=_("last move"), ordering="updated_at")
+    def last_move(self, obj: Table) -> str:
+        """How long ago the table last changed (every move saves it: its version goes up)."""
+        if obj.updated_at is None:
+            return self.get_empty_value_display()
+        return str(_("%(time)s ago") % {"time": timesince(obj.updated_at)})
+
+    @admin.display(description=_("away"))
+    def away(self, obj: Table) -> SafeString | str:
+        """The people with no page open for AWAY_AFTER_SECONDS, each since when."""
+        away = self._trouble(obj).away
+        if not away:
+            return self.get_empty_value_display()
+        return format_html_join(
+            ", ",
+            '<span class="away" title="{}">{} ({})</span>',
+            (
+                (
+                    a.since.isoformat(timespec="seconds"),
+                    a.name,
+                    _("away for %(time)s") % {"time": timesince(a.since)},
+                )
+                for a in away
+            ),
+        )
 
     @admin.display(description=_("progress"), ordering="status")
     def progress(self, obj: Table) -> str:

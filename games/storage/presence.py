@@ -254,3 +254,25 @@ def watched_tables(table_ids: Iterable[int]) -> dict[int, int]:
     found = cache.get_many([_watch_key(i) for i in ids])
     counts = {i: len(_live_watchers(found.get(_watch_key(i)), now)) for i in ids}
     return {i: n for i, n in counts.items() if n}
+
+
+@_cosmetic({})
+def away_since(expected: dict[int, float]) -> dict[int, float]:
+    """seat id -> since when it is away (epoch seconds: when its last page closed, or
+    when it began to be expected if never seen), for the seats of ``expected`` (seat id
+    -> when it began to be expected) that are away now. One cache round trip for all of
+    them, whatever their tables (the admin's table list, issue 50)."""
+    if not expected:
+        return {}
+    now = time.time()
+    found = cache.get_many([k for i in expected for k in (_key(i), _seen_key(i))])
+    limit = now - away_after_seconds()
+    away: dict[int, float] = {}
+    for i, since in expected.items():
+        if _live(found.get(_key(i)), now):
+            continue
+        seen = found.get(_seen_key(i))
+        moment = seen if seen is not None else since
+        if moment <= limit:
+            away[i] = moment
+    return away

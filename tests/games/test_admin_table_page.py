@@ -24,8 +24,9 @@ pytestmark = pytest.mark.django_db
 # user (the session is read from the cache: cached_db), the table (with host and
 # canceller), the seats with their users,
 # the rounds with dealers and openers, the latest chat messages with authors and
-# their count, the scores, the bids of the current round
-TABLE_PAGE_QUERIES = 8
+# their count, the scores, the bids of the current round; and what the game waits for
+# (issue 50, games.play.trouble; tables bidding here): the seats, the round, its bids
+TABLE_PAGE_QUERIES = 11
 
 
 @pytest.fixture
