@@ -1,7 +1,9 @@
 """The live table: one websocket per open table page.
 
-Who may connect: a logged-in user seated at the table. Anyone else is accepted
-and at once closed with a 4xxx code (4401 anonymous, 4403 not seated, 4404 no
+Who may connect: a logged-in user seated at the table, or staff with
+games.watch_table, who watch it (issue 50: the table's public regions only, from
+the watch group, never a seat's). Anyone else is accepted and at once closed with
+a 4xxx code (4401 anonymous, 4403 not seated, 4404 no
 such table, whatever its id): htmx's ws extension only reconnects after
 1006/1011/1012/1013, so a refused browser does not retry forever.
 
