@@ -443,3 +443,23 @@ def test_the_mute_list_reads_a_flat_number_of_queries(
         response = staff.get(listing)
     assert response.status_code == 200
     assert len(response.context["cl"].result_list) == 30
+
+
+def test_the_moderators_group_hides_and_mutes_but_does_not_cancel() -> None:
+    """The group made from these permissions (accounts.moderators): chat, not tables."""
+    from django.contrib.auth.models import Group
+
+    from accounts.moderators import GROUP
+
+    table, _users, message = chat_at()
+    gil = make_user("gil", is_staff=True)
+    gil.groups.add(Group.objects.get(name=GROUP))
+    client = client_of(type(gil).objects.get(pk=gil.pk))
+    assert client.post(hide_url(message), {"reason": "rude"}).status_code == 302
+    message.refresh_from_db()
+    assert message.hidden_by == gil
+    assert client.get(reverse("admin:games_chatmute_add")).status_code == 200
+    cancel = reverse("admin:games_table_cancel", args=[table.pk])
+    assert client.get(cancel).status_code == 403
+    assert client.post(cancel, {"reason": "stuck"}).status_code == 403
+    assert Table.objects.get(pk=table.pk).status == Table.Status.PLAYING
