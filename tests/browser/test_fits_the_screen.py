@@ -43,6 +43,9 @@ from games.play.state import load_state
 from games.testing.driver import play_until
 from games.testing.factories import seated_table, session_cookie, started_table
 
+def plays(t):
+    return len(load_state(t).plays)
+
 if {start}:
     table, users = started_table({players}, ghost=False, seed=11, prefix={prefix!r})
     table = play_until(table, random.Random(11), done=lambda t: {done})
@@ -51,7 +54,9 @@ else:
 state = load_state(table)
 to_play = state.seat_to_play()
 print("TABLE", table.pk)
-print("ACTS", to_play.user.username if to_play else users[-1].username if {start} and table.phase == Table.Phase.BIDDING else users[0].username)
+bidding = {start} and table.phase == Table.Phase.BIDDING
+acts = to_play.user if to_play else users[-1] if bidding else users[0]
+print("ACTS", acts.username)
 for user in users:
     print("USER", user.username, session_cookie(user).split("=", 1)[1])
 """
@@ -61,7 +66,7 @@ PHASES: dict[str, tuple[bool, str]] = {
     "bidding": (True, "t.phase == Table.Phase.BIDDING and t.round_number == 10"),
     "playing": (
         True,
-        "t.phase == Table.Phase.PLAYING and t.round_number == 10 and len(load_state(t).plays) == 4",
+        "t.phase == Table.Phase.PLAYING and t.round_number == 10 and plays(t) == 4",
     ),
     "trick-done": (True, "t.phase == Table.Phase.TRICK_DONE and t.round_number == 10"),
     "round-done": (True, "t.phase == Table.Phase.ROUND_DONE and t.round_number == 9"),
@@ -84,12 +89,15 @@ def set_up(server: Server, phase: str) -> tuple[Setup, str]:
 BOXES = """(selectors) => {
     const out = {};
     for (const [name, selector] of Object.entries(selectors)) {
-        const els = [...document.querySelectorAll(selector)].filter((e) => e.getClientRects().length);
+        const els = [...document.querySelectorAll(selector)]
+            .filter((e) => e.getClientRects().length);
         if (!els.length) { out[name] = null; continue; }
         const rects = els.map((e) => e.getBoundingClientRect());
         out[name] = {
-            top: Math.min(...rects.map((r) => r.top)), bottom: Math.max(...rects.map((r) => r.bottom)),
-            left: Math.min(...rects.map((r) => r.left)), right: Math.max(...rects.map((r) => r.right)),
+            top: Math.min(...rects.map((r) => r.top)),
+            bottom: Math.max(...rects.map((r) => r.bottom)),
+            left: Math.min(...rects.map((r) => r.left)),
+            right: Math.max(...rects.map((r) => r.right)),
         };
     }
     return out;
