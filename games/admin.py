@@ -724,6 +724,21 @@ class MuteActiveFilter(admin.SimpleListFilter):
         return queryset
 
 
+class ChatMuteForm(forms.ModelForm):  # type: ignore[type-arg]
+    """A new mute ends in the future (one already over would mute nobody). An existing
+    one may be moved to now or before: that ends it early."""
+
+    class Meta:
+        model = ChatMute
+        fields = ("user", "table", "until", "reason")
+
+    def clean_until(self) -> Any:
+        until = self.cleaned_data["until"]
+        if self.instance._state.adding and until is not None and until <= timezone.now():
+            raise forms.ValidationError(_("A new mute must end in the future."))
+        return until
+
+
 @admin.register(ChatMute)
 class ChatMuteAdmin(admin.ModelAdmin):
     """Mutes (issue 50): a user may not chat at one table, or anywhere, until a time.
@@ -737,6 +752,7 @@ class ChatMuteAdmin(admin.ModelAdmin):
     raw_id_fields = ("user", "table")
     fields = ("user", "table", "until", "reason", "created_by", "created_at")
     readonly_fields = ("created_by", "created_at")
+    form = ChatMuteForm
 
     @admin.display(description=_("where"), ordering="table")
     def where(self, obj: ChatMute) -> str:

@@ -402,6 +402,25 @@ def test_a_moderator_mutes_in_the_admin_and_the_log_says_why(moderator: Any) -> 
     assert [m.pk for m in listing.context["cl"].result_list] == [created.pk]
 
 
+def test_a_new_mute_that_would_already_be_over_is_refused(moderator: Any) -> None:
+    """A mute ending in the past would mute nobody: the form says so and saves nothing."""
+    table, users, _message = chat_at()
+    response = client_of(moderator).post(
+        reverse("admin:games_chatmute_add"),
+        {
+            "user": users[2].pk,
+            "table": table.pk,
+            "until_0": "2001-01-01",
+            "until_1": "12:00:00",
+            "reason": "too late",
+        },
+    )
+    assert response.status_code == 200
+    assert "A new mute must end in the future." in response.content.decode()
+    assert not ChatMute.objects.filter(user=users[2]).exists()
+    assert post_chat(users[2], table, "still here").status_code != 403
+
+
 @pytest.mark.parametrize(
     ("role", "status"),
     [("anonymous", 302), ("player", 302), ("staff without the permission", 403)],
