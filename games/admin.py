@@ -381,6 +381,14 @@ class TableAdmin(admin.ModelAdmin):
         table = self.get_queryset(request).filter(pk=object_id).first()
         if table is None:
             raise Http404
+        if table.status in (Table.Status.FINISHED, Table.Status.CANCELLED):
+            # Nothing to ask about: say so on the table's page (the POST would say it too).
+            self.message_user(
+                request,
+                _("Table #%(id)d is over already: there is nothing to cancel.") % {"id": table.pk},
+                messages.WARNING,
+            )
+            return HttpResponseRedirect(reverse("admin:games_table_change", args=[object_id]))
         form = CancelForm(request.POST if request.method == "POST" else None)
         if request.method == "POST" and form.is_valid():
             try:

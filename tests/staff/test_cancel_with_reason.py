@@ -107,6 +107,22 @@ def test_the_cancel_asks_for_a_reason_first_and_changes_nothing(canceller: Any) 
     assert Table.objects.get(pk=table.pk).status == Table.Status.PLAYING
 
 
+def test_a_table_already_over_is_not_asked_about(canceller: Any) -> None:
+    """R10/R11: a finished or cancelled table has nothing left to cancel: its page says
+    so instead of asking for a reason, and nothing changes."""
+    table, _users = a_table()
+    Table.objects.filter(pk=table.pk).update(status=Table.Status.FINISHED)
+    staff = client_of(canceller)
+    before = snapshot()
+    response = staff.get(cancel_url(table), follow=True)
+    assert response.redirect_chain[-1][0] == reverse("admin:games_table_change", args=[table.pk])
+    assert f"Table #{table.pk} is over already: there is nothing to cancel." in (
+        response.content.decode()
+    )
+    assert snapshot() == before
+    assert table_log(table) == []
+
+
 @pytest.mark.parametrize(
     "form",
     [{}, {"reason": "boredom"}, {"reason": "other"}, {"reason": "other", "note": "  "}],

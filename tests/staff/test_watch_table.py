@@ -103,6 +103,22 @@ def test_without_the_permission_or_staff_status_the_page_is_403(
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("permission", [True, False], ids=["may watch", "may not"])
+def test_the_table_s_admin_page_links_to_watching_it_for_who_may(
+    client: Client, permission: bool
+) -> None:
+    table, _users = started_table(2, ghost=True)
+    staff = watcher(permission=permission)
+    staff.user_permissions.add(Permission.objects.get(codename="view_table"))
+    client.force_login(staff)
+    page = client.get(reverse("admin:games_table_change", args=[table.pk]))
+    assert page.status_code == 200
+    link = f'href="{reverse("table", args=[table.pk])}"'
+    assert (link in page.content.decode()) is permission
+    assert ("Watch this table" in page.content.decode()) is permission
+
+
+@pytest.mark.django_db
 def test_a_watching_staff_member_s_post_is_refused_as_anyone_s_not_seated(client: Client) -> None:
     table, _users = started_table(2, ghost=True)
     client.force_login(watcher())
