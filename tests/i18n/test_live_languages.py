@@ -21,12 +21,11 @@ from config.asgi import application
 from games.models import Table
 from games.testing.driver import random_move
 from tests.i18n.untranslated import untranslated, visible_text
-from tests.live.helpers import headers, make_game
+from tests.live.helpers import drain, headers, make_game
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 db = database_sync_to_async
-QUIET = 0.25
 #: Words only that language's table shows (trick, round, bid).
 OWN_WORDS = {"fr": ("pli", "manche", "annonce"), "de": ("Stich", "Runde", "Gebot")}
 
@@ -37,13 +36,6 @@ async def _fresh_layer() -> AsyncIterator[None]:
     await layer.flush()
     yield
     await layer.flush()
-
-
-async def drain(comm: WebsocketCommunicator, first_timeout: float = 3) -> list[str]:
-    frames = [await comm.receive_from(timeout=first_timeout)]
-    while not await comm.receive_nothing(timeout=QUIET):
-        frames.append(await comm.receive_from(timeout=1))
-    return frames
 
 
 def set_languages(users: list, languages: tuple[str, ...]) -> None:  # type: ignore[type-arg]

@@ -6,11 +6,14 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from channels.testing import WebsocketCommunicator
+
 from games.models import HandCard, Seat, Table
 from games.storage import presence
 from games.testing.factories import make_user, seated_table, session_cookie, started_table
 
 ORIGIN = b"http://testserver"
+QUIET = 0.25  # seconds without a frame: the socket has said everything
 REGION_IDS = (
     "status",
     "seats",
@@ -101,3 +104,32 @@ def shown_offline(frames: list[str], user: Any, table: Table) -> bool:
     marks = re.findall(rf'<span id="presence-seat-{seat.pk}"[^>]*>(.*?)</span>\n?', "".join(frames))
     assert marks, f"no presence mark for {user}"
     return "offline" in marks[-1]
+
+
+# -- a table's socket, as the tests open and read it ------------------------------------
+
+
+async def open_socket(table_id: int, cookie: str | None, **kwargs: Any) -> WebsocketCommunicator:
+    # Imported here: the browser tests share this module and need no ASGI application.
+    from config.asgi import application
+
+    comm = WebsocketCommunicator(
+        application, f"/ws/tables/{table_id}/", headers=headers(cookie, **kwargs)
+    )
+    connected, _ = await comm.connect(timeout=3)
+    assert connected
+    return comm
+
+
+async def drain(comm: WebsocketCommunicator, first_timeout: float = 3) -> list[str]:
+    """Every frame until the socket goes quiet (the first one may take a while)."""
+    frames = [await comm.receive_from(timeout=first_timeout)]
+    while not await comm.receive_nothing(timeout=QUIET):
+        frames.append(await comm.receive_from(timeout=1))
+    return frames
+
+
+async def close_code(comm: WebsocketCommunicator) -> int:
+    message = await comm.receive_output(timeout=3)
+    assert message["type"] == "websocket.close", message
+    return int(message["code"])

@@ -28,16 +28,20 @@ from games.testing import driver
 from tests.support.redis_server import private_redis_server
 
 from .helpers import (
+    QUIET,
     REGION_IDS,
     Game,
     card_codes,
+    close_code,
     connections,
+    drain,
     hand_of,
     has_seats,
     headers,
     make_game,
     make_user,
     mentions,
+    open_socket,
     seat_block,
     session_cookie,
     shown_offline,
@@ -47,7 +51,6 @@ from .helpers import (
 pytestmark = pytest.mark.django_db(transaction=True)
 
 db = database_sync_to_async
-QUIET = 0.25  # seconds without a frame: the socket has said everything
 
 
 @pytest.fixture(autouse=True)
@@ -56,29 +59,6 @@ async def _fresh_layer() -> AsyncIterator[None]:
     await layer.flush()
     yield
     await layer.flush()
-
-
-async def open_socket(table_id: int, cookie: str | None, **kwargs: Any) -> WebsocketCommunicator:
-    comm = WebsocketCommunicator(
-        application, f"/ws/tables/{table_id}/", headers=headers(cookie, **kwargs)
-    )
-    connected, _ = await comm.connect(timeout=3)
-    assert connected
-    return comm
-
-
-async def drain(comm: WebsocketCommunicator, first_timeout: float = 3) -> list[str]:
-    """Every frame until the socket goes quiet (the first one may take a while)."""
-    frames = [await comm.receive_from(timeout=first_timeout)]
-    while not await comm.receive_nothing(timeout=QUIET):
-        frames.append(await comm.receive_from(timeout=1))
-    return frames
-
-
-async def close_code(comm: WebsocketCommunicator) -> int:
-    message = await comm.receive_output(timeout=3)
-    assert message["type"] == "websocket.close", message
-    return int(message["code"])
 
 
 def region_ids(html: str) -> list[str]:

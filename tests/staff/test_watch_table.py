@@ -11,21 +11,18 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
-from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import Permission
 from django.test import Client
 from django.urls import reverse
 
-from config.asgi import application
 from games.live import broadcast
 from games.models import Bid, HandCard, Table
 from games.play import actions
 from games.play.state import load_state
 from games.testing.factories import make_user, session_cookie, started_table
-from tests.live.helpers import card_codes, headers, versions
+from tests.live.helpers import card_codes, close_code, drain, open_socket, versions
 
 db = database_sync_to_async
-QUIET = 0.25
 WATCH = "games.watch_table"
 
 
@@ -166,26 +163,6 @@ async def _fresh_layer() -> AsyncIterator[None]:
     yield
     broadcast._watched_here.clear()
     await layer.flush()
-
-
-async def open_socket(table_id: int, cookie: str) -> WebsocketCommunicator:
-    comm = WebsocketCommunicator(application, f"/ws/tables/{table_id}/", headers=headers(cookie))
-    connected, _ = await comm.connect(timeout=3)
-    assert connected
-    return comm
-
-
-async def drain(comm: WebsocketCommunicator, first_timeout: float = 3) -> list[str]:
-    frames = [await comm.receive_from(timeout=first_timeout)]
-    while not await comm.receive_nothing(timeout=QUIET):
-        frames.append(await comm.receive_from(timeout=1))
-    return frames
-
-
-async def close_code(comm: WebsocketCommunicator) -> int:
-    message = await comm.receive_output(timeout=3)
-    assert message["type"] == "websocket.close", message
-    return int(message["code"])
 
 
 def watching_line(frames: list[str]) -> str:
